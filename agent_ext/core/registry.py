@@ -1,0 +1,404 @@
+"""The tool registry: lazy loading, aliases, disabled tools, deferral and what the model is sent.
+
+Deferred tools (external and plugin tools by default) are left out of ``declarations()``: the
+model sees only their names in ``deferred_summary()`` and loads schemas with ``tool_search``,
+which reveals them. Declarations come in a stable order (built-ins sorted, then external sorted)
+so that provider prompt caches keep hitting.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ToolLoadError, ToolRegistrationError, UnknownToolError
+from .naming import external_name, is_valid_name, split_external
+from .search import SearchDoc, SearchIndex, SearchOutcome
+from .tool import Tool, ToolDeclaration
+
+AnyTool = Tool[Any]
+Factory = Callable[[], AnyTool]
+
+
+@dataclass
+class _Entry:
+    name: str
+    factory: Factory | None = None
+    tool: AnyTool | None = None
+    #: What is known before loading; the loaded tool's own attributes win afterwards.
+    defer: bool | None = None
+    server: str | None = None
+    #: The name the tool had before it was made valid and unique (external tools).
+    original: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    loading: Future[AnyTool] | None = None
+
+    @property
+    def external(self) -> bool:
+        return (self.tool.server if self.tool is not None else self.server) is not None
+
+
+class Registry:
+    """The tools of one session, by registered name."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._aliases: dict[str, str] = {}
+        self._disabled: set[str] = set()
+        self._revealed: set[str] = set()
+        self._version = 0
+        self._index: tuple[int, SearchIndex] | None = None
+        self._mutex = threading.RLock()
+
+    # -- registration -------------------------------------------------------------------------
+
+    def register(self, tool: AnyTool, *, aliases: Iterable[str] = ()) -> str:
+        """Register a built-in or user tool under its own name; returns that name."""
+        problems = tool.problems()
+        if tool.name and not is_valid_name(tool.name):
+            problems.append(f"name {tool.name!r} must match [A-Za-z0-9_-]{{1,64}}")
+        if tool.server is not None:
+            problems.append("external tools are registered with register_external()")
+        self._raise_if(tool.name or type(tool).__name__, problems)
+        self._add(_Entry(tool.name, tool=tool), aliases)
+        return tool.name
+
+    def register_lazy(self, name: str, factory: Factory | str, *, defer: bool = False,
+                      server: str | None = None, aliases: Iterable[str] = ()) -> str:
+        """Register a tool that is imported on first use.
+
+        ``factory`` is a zero-argument callable returning the tool, or ``"module:attr"`` where
+        ``attr`` is a tool class, a tool instance or such a callable.
+        """
+        problems = [] if is_valid_name(name) else [f"name {name!r} must match [A-Za-z0-9_-]{{1,64}}"]
+        self._raise_if(name, problems)
+        load = _import_factory(factory) if isinstance(factory, str) else factory
+        self._add(_Entry(name, factory=load, defer=defer, server=server), aliases)
+        return name
+
+    def register_external(self, server: str, tool: AnyTool) -> str:
+        """Register a tool from an MCP server or plugin as ``mcp__<server>__<tool>``, deferred.
+
+        The name is made valid (charset, length with middle elision) and unique; the tool's
+        ``name`` attribute is set to the registered name.
+        """
+        self._raise_if(tool.name or server, [p for p in tool.problems() if "name" not in p])
+        with self._mutex:
+            original = f"{server}__{tool.name}"
+            name = external_name(server, tool.name, self._entries.keys() | self._aliases.keys())
+            tool.name = name
+            tool.server = server
+            self._add(_Entry(name, tool=tool, server=server, original=original), ())
+        return name
+
+    def unregister(self, name: str) -> None:
+        with self._mutex:
+            canonical = self.resolve(name)
+            if canonical is None:
+                raise UnknownToolError(name)
+            del self._entries[canonical]
+            self._revealed.discard(canonical)
+            for alias in [a for a, target in self._aliases.items() if target == canonical]:
+                del self._aliases[alias]
+            self._changed()
+
+    def unregister_server(self, server: str) -> list[str]:
+        """Remove every tool of ``server`` (and its reveal marks); returns the removed names."""
+        with self._mutex:
+            names = [e.name for e in self._entries.values()
+                     if (e.tool.server if e.tool else e.server) == server]
+            for name in names:
+                self.unregister(name)
+            return names
+
+    def add_alias(self, alias: str, target: str) -> None:
+        """Let ``alias`` (any case) stand for ``target``: other agents' names for our tools."""
+        with self._mutex:
+            key = alias.lower()
+            if key in {n.lower() for n in self._entries}:
+                raise ToolRegistrationError(f"alias {alias!r} is already a tool name")
+            self._aliases[key] = target
+            self._changed()
+
+    def _add(self, entry: _Entry, aliases: Iterable[str]) -> None:
+        with self._mutex:
+            if entry.name.lower() in {n.lower() for n in self._entries} | self._aliases.keys():
+                raise ToolRegistrationError(f"a tool named {entry.name!r} is already registered")
+            self._entries[entry.name] = entry
+            for alias in aliases:
+                self._aliases[alias.lower()] = entry.name
+            self._changed()
+
+    @staticmethod
+    def _raise_if(name: str, problems: list[str]) -> None:
+        if problems:
+            raise ToolRegistrationError(f"cannot register tool {name!r}: " + "; ".join(problems))
+
+    def _changed(self) -> None:
+        self._version += 1
+
+    @property
+    def version(self) -> int:
+        """Bumped on every change that can alter declarations or search results."""
+        return self._version
+
+    # -- lookup ---------------------------------------------------------------------------------
+
+    def resolve(self, name: str) -> str | None:
+        """The registered name for ``name`` or an alias of it (aliases are case-insensitive)."""
+        if name in self._entries:
+            return name
+        target = self._aliases.get(name.lower())
+        if target is not None and target in self._entries:
+            return target
+        lowered = {n.lower(): n for n in self._entries}
+        return lowered.get(name.lower())
+
+    def get(self, name: str) -> AnyTool:
+        """The tool, loading it if needed. Disabled tools are unknown."""
+        canonical = self.resolve(name)
+        if canonical is None or self.is_disabled(canonical):
+            raise UnknownToolError(name, self.suggest(name))
+        return self._load(self._entries[canonical])
+
+    def suggest(self, name: str, n: int = 3) -> list[str]:
+        """Close names, for "did you mean" messages."""
+        names = [e for e in self._entries if not self.is_disabled(e)]
+        pool = {x.lower(): x for x in names} | {a: self._aliases[a] for a in self._aliases}
+        close = difflib.get_close_matches(name.lower(), list(pool), n=n * 2, cutoff=0.6)
+        out: list[str] = []
+        for key in close:
+            target = pool[key]
+            if target in self._entries and target not in out and not self.is_disabled(target):
+                out.append(target)
+        return out[:n]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.resolve(name) is not None
+
+    def names(self) -> list[str]:
+        """Every enabled tool's registered name, in declaration order."""
+        return [e.name for e in self._ordered() if not self.is_disabled(e.name)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def _load(self, entry: _Entry) -> AnyTool:
+        """Load once; concurrent first uses wait for the same load; failures raise every time."""
+        if entry.tool is not None:
+            return entry.tool
+        with entry.lock:
+            if entry.tool is not None:
+                return entry.tool
+            pending = entry.loading
+            owner = pending is None
+            if pending is None:
+                pending = entry.loading = Future()
+        if not owner:
+            return pending.result()
+        try:
+            assert entry.factory is not None
+            tool = entry.factory()
+            if not isinstance(tool, Tool):
+                raise TypeError(f"factory returned {type(tool).__name__}, not a Tool")
+            problems = tool.problems()
+            if problems:
+                raise ToolRegistrationError("; ".join(problems))
+            tool.name = entry.name
+            if entry.server is not None and tool.server is None:
+                tool.server = entry.server
+            if entry.defer is not None and not tool.defer:
+                tool.defer = entry.defer
+        except BaseException as exc:
+            error = ToolLoadError(entry.name, exc)
+            with entry.lock:
+                entry.loading = None
+            pending.set_exception(error)
+            raise error from exc
+        with entry.lock:
+            entry.tool = tool
+            entry.loading = None
+        pending.set_result(tool)
+        self._changed()
+        return tool
+
+    def warm_all(self) -> list[ToolLoadError]:
+        """Load every lazy tool now; returns the failures (each also keeps raising on use)."""
+        failures = []
+        for entry in list(self._entries.values()):
+            try:
+                self._load(entry)
+            except ToolLoadError as exc:
+                failures.append(exc)
+        return failures
+
+    # -- disabled and deferred ------------------------------------------------------------------
+
+    def disable(self, name: str) -> None:
+        """Hide a tool from the model and refuse calls to it (by name, alias or original name)."""
+        with self._mutex:
+            self._disabled.add(name.lower())
+            self._changed()
+
+    def enable(self, name: str) -> None:
+        with self._mutex:
+            self._disabled.discard(name.lower())
+            canonical = self.resolve(name)
+            if canonical is not None:
+                self._disabled -= {n.lower() for n in self._names_of(canonical)}
+            self._changed()
+
+    def _names_of(self, canonical: str) -> set[str]:
+        entry = self._entries[canonical]
+        names = {canonical}
+        names |= {a for a, t in self._aliases.items() if t == canonical}
+        if entry.original:
+            server, _, tool = entry.original.partition("__")
+            names |= {entry.original, tool, f"mcp__{server}__{tool}"}
+        return names
+
+    def is_disabled(self, name: str) -> bool:
+        """Checked against every name the tool goes by, so a rename cannot slip past it."""
+        if not self._disabled:
+            return False
+        canonical = self.resolve(name)
+        names = self._names_of(canonical) if canonical is not None else {name}
+        return any(n.lower() in self._disabled for n in names)
+
+    def is_deferred(self, name: str) -> bool:
+        """Deferred and not always-loaded (revealed or not)."""
+        canonical = self.resolve(name)
+        if canonical is None:
+            raise UnknownToolError(name)
+        entry = self._entries[canonical]
+        if entry.tool is not None:
+            return entry.tool.defer and not entry.tool.always_load
+        return bool(entry.defer)
+
+    def is_external(self, name: str) -> bool:
+        canonical = self.resolve(name)
+        return canonical is not None and self._entries[canonical].external
+
+    @property
+    def revealed(self) -> frozenset[str]:
+        return frozenset(self._revealed)
+
+    def reveal(self, names: Iterable[str]) -> list[str]:
+        """Mark deferred tools as revealed so their declarations are sent; returns those added."""
+        added = []
+        with self._mutex:
+            for name in names:
+                canonical = self.resolve(name)
+                if canonical is None:
+                    raise UnknownToolError(name, self.suggest(name))
+                if self.is_deferred(canonical) and canonical not in self._revealed:
+                    self._revealed.add(canonical)
+                    added.append(canonical)
+            if added:
+                self._changed()
+        return added
+
+    def unreveal(self, names: Iterable[str] | None = None) -> None:
+        """Hide revealed tools again (all of them when ``names`` is None, as on a reset)."""
+        with self._mutex:
+            if names is None:
+                self._revealed.clear()
+            else:
+                self._revealed -= {c for n in names if (c := self.resolve(n)) is not None}
+            self._changed()
+
+    def visible(self, name: str) -> bool:
+        """Whether the model currently has this tool's declaration."""
+        canonical = self.resolve(name)
+        if canonical is None or self.is_disabled(canonical):
+            return False
+        return not self.is_deferred(canonical) or canonical in self._revealed
+
+    # -- what the model sees ----------------------------------------------------------------------
+
+    def _ordered(self) -> list[_Entry]:
+        entries = list(self._entries.values())
+        return sorted(entries, key=lambda e: (e.external, e.name))
+
+    def declarations(self) -> list[ToolDeclaration]:
+        """Exactly what the model is sent: built-ins sorted, then external sorted."""
+        return [self._load(e).declaration() for e in self._ordered() if self.visible(e.name)]
+
+    def deferred(self) -> list[str]:
+        """Names of deferred, enabled tools (revealed ones included), in declaration order."""
+        return [e.name for e in self._ordered()
+                if not self.is_disabled(e.name) and self.is_deferred(e.name)]
+
+    def deferred_summary(self) -> str:
+        """The names of tools not yet revealed, for the system prompt; empty when there are none.
+
+        External tools are grouped by server as ``mcp__srv__{a,b}`` where that is shorter.
+        """
+        hidden = [n for n in self.deferred() if n not in self._revealed]
+        if not hidden:
+            return ""
+        groups: dict[str, list[str]] = {}
+        plain: list[str] = []
+        for name in hidden:
+            parts = split_external(name)
+            if parts is None:
+                plain.append(name)
+            else:
+                groups.setdefault(f"mcp__{parts[0]}__", []).append(parts[1])
+        lines = [", ".join(plain)] if plain else []
+        for prefix, tools in groups.items():
+            grouped = prefix + "{" + ",".join(tools) + "}"
+            flat = ", ".join(prefix + t for t in tools)
+            lines.append(grouped if len(grouped) < len(flat) else flat)
+        return (
+            "Deferred tools: call tool_search to load a schema before use "
+            "(`mcp__srv__{a,b}` means mcp__srv__a and mcp__srv__b).\n" + "\n".join(lines)
+        )
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 5, *, everything: bool = False) -> SearchOutcome:
+        """Rank tools for ``query``: deferred ones (revealed too), or all with ``everything``."""
+        return self._search_index(everything).search(query, limit)
+
+    def _search_index(self, everything: bool) -> SearchIndex:
+        if not everything and self._index is not None and self._index[0] == self._version:
+            return self._index[1]
+        names = self.names() if everything else self.deferred()
+        docs = []
+        for name in names:
+            tool = self._load(self._entries[name])
+            docs.append(SearchDoc(name=name, description=tool.description,
+                                  search_hint=tool.search_hint, server=tool.server,
+                                  parameters=tool.parameters_schema()))
+        index = SearchIndex(docs)
+        if not everything:
+            self._index = (self._version, index)
+        return index
+
+
+def _import_factory(spec: str) -> Factory:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ToolRegistrationError(f"lazy tool {spec!r} must be written 'module:attribute'")
+
+    def load() -> AnyTool:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        if isinstance(obj, Tool):
+            return obj
+        made = obj()
+        if not isinstance(made, Tool):
+            raise TypeError(f"{spec} produced {type(made).__name__}, not a Tool")
+        return made
+
+    return load

@@ -1,0 +1,172 @@
+"""tool_search: how the model finds deferred tools and loads their schemas.
+
+``select:a,b`` loads named tools; anything else is a keyword search over deferred tools
+(revealed ones included, so a forgotten schema can be fetched again). Every tool returned is
+revealed: its declaration is sent from the next model request on. The reveal is one step with
+refreshing the declarations and is rolled back if that fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from agent_ext.core import (
+    ErrorCode,
+    ExecControl,
+    Kind,
+    Params,
+    Tier,
+    Tool,
+    ToolContext,
+    ToolInvocation,
+    ToolResult,
+)
+from agent_ext.core.errors import ToolLoadError
+from agent_ext.core.registry import Registry
+
+MAX_RESULTS = 20
+
+
+class ToolSearchParams(Params):
+    query: str = Field(
+        min_length=1,
+        description='Keywords for the capability you need (e.g. "create pull request"), or '
+                    '"select:name1,name2" to load tools by exact name. Prefix a word with + to '
+                    "require it in the tool name.",
+    )
+    max_results: int = Field(default=5, description="How many tools to return (1-20).")
+
+    @field_validator("max_results", mode="before")
+    @classmethod
+    def _clamp(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                return value
+        if isinstance(value, float):
+            value = int(value) if math.isfinite(value) else 1
+        if isinstance(value, int) and not isinstance(value, bool):
+            return max(1, min(MAX_RESULTS, value))
+        return value
+
+
+class ToolSearchTool(Tool[ToolSearchParams]):
+    name = "tool_search"
+    description = (
+        "Load the schemas of deferred tools (listed by name only in the system prompt) so you "
+        "can call them. Use \"select:<name>[,<name>...]\" when you know the names, or keywords "
+        "describing the capability. Returned tools become callable from your next step."
+    )
+    kind = Kind.OTHER
+    params_model = ToolSearchParams
+    read_only = True
+    always_load = True
+
+    def check(self, params: ToolSearchParams, ctx: ToolContext) -> str | None:
+        if not params.query.strip():
+            return "`query` is blank; give keywords or select:<name>"
+        return None
+
+    def invocation(self, params: ToolSearchParams,
+                   ctx: ToolContext) -> ToolInvocation[ToolSearchParams]:
+        return _ToolSearchInvocation(self, params, ctx)
+
+
+class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
+    def description(self) -> str:
+        return f"tool_search {self.params.query!r}"
+
+    def tier(self) -> Tier:
+        return Tier.READ
+
+    async def execute(self, control: ExecControl) -> ToolResult:
+        registry = self.ctx.registry
+        if registry is None:
+            return ToolResult.fail(ErrorCode.TOOL_SEARCH_FAILED,
+                                   "tool_search has no registry in this session")
+        query = self.params.query.strip()
+        if query.lower().startswith("select:"):
+            return _select(registry, query[len("select:"):], self.params.max_results)
+        return _keywords(registry, query, self.params.max_results)
+
+
+def _select(registry: Registry, spec: str, limit: int) -> ToolResult:
+    wanted: list[str] = []
+    seen: set[str] = set()
+    for raw in spec.split(","):
+        name = _unquote(raw.strip())
+        if name and name.lower() not in seen:
+            seen.add(name.lower())
+            wanted.append(name)
+    kept, overflow = wanted[:limit], wanted[limit:]
+    found, missing, unavailable = [], [], []
+    for name in kept:
+        canonical = registry.resolve(name)
+        if canonical is None:
+            missing.append(name)
+        elif registry.is_disabled(canonical):
+            unavailable.append(name)
+        elif canonical not in found:
+            found.append(canonical)
+    notes = []
+    if missing:
+        notes.append("Not found: " + ", ".join(missing))
+    if unavailable:
+        notes.append("Unavailable (disabled by the user): " + ", ".join(unavailable))
+    if overflow:
+        notes.append(f"Not loaded (over max_results={limit}; ask again): " + ", ".join(overflow))
+    if not found:
+        return ToolResult(llm_content="\n\n".join(notes) or "No tool names given after select:.")
+    return _reveal_and_render(registry, found, notes)
+
+
+def _keywords(registry: Registry, query: str, limit: int) -> ToolResult:
+    try:
+        outcome = registry.search(query, limit)
+    except ToolLoadError as exc:
+        return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
+    if not outcome.hits:
+        return ToolResult(llm_content=(
+            f"No deferred tools match {query!r}. Try broader or different keywords, or "
+            "select:<name> with a name from the deferred tool list."))
+    names = [hit.name for hit in outcome.hits]
+    notes = []
+    more = outcome.total_matches - len(names)
+    if more > 0:
+        notes.append(f"{more} more tool(s) matched but were cut by max_results={limit}; "
+                     "ask again with more specific keywords or a larger max_results.")
+    return _reveal_and_render(registry, names, notes)
+
+
+def _reveal_and_render(registry: Registry, names: list[str], notes: list[str]) -> ToolResult:
+    added: list[str] = []
+    try:
+        schemas = [registry.get(n).declaration().to_dict() for n in names]
+        added = registry.reveal(names)
+        registry.declarations()  # the refresh; a tool that cannot be declared undoes the reveal
+    except ToolLoadError as exc:
+        registry.unreveal(added)
+        return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED,
+                               f"{exc}. No tools were loaded; try again without it.")
+    body = "\n".join(f"<function>{_escape(json.dumps(s, ensure_ascii=False))}</function>"
+                     for s in schemas)
+    text = "<functions>\n" + body + "\n</functions>"
+    if notes:
+        text += "\n\n" + "\n\n".join(notes)
+    return ToolResult(llm_content=text, display=f"Loaded {len(names)} tool(s): {', '.join(names)}")
+
+
+def _escape(text: str) -> str:
+    # Keep the tag structure unambiguous: no literal '<' inside a schema.
+    return text.replace("<", "\\u003c")
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1].strip()
+    return text
