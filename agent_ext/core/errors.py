@@ -59,7 +59,8 @@ class UnknownToolError(AgentExtError, KeyError):
     def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
         self.name = name
         self.suggestions = suggestions or []
-        hint = f"; did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        close = ", ".join(map(repr, self.suggestions))
+        hint = f"; did you mean {close}?" if close else ""
         super().__init__(f"no tool named {name!r}{hint}")
 
     def __str__(self) -> str:

@@ -45,7 +45,7 @@ class FunctionTool(Tool[dict[str, Any]]):
         truncate_keep: TruncateKeep = "both",
     ) -> None:
         self.handler = handler
-        self.name = name or getattr(handler, "__name__", "")
+        self.name = name or str(getattr(handler, "__name__", ""))
         summary, arg_docs = _parse_docstring(inspect.getdoc(handler) or "")
         self.description = description or summary
         self.kind = kind
@@ -92,8 +92,8 @@ class _FunctionInvocation(ToolInvocation[dict[str, Any]]):
 
     async def execute(self, control: ExecControl) -> ToolResult:
         kwargs = dict(self.params)
-        if self.tool._ctx_param is not None:  # noqa: SLF001  same module
-            kwargs[self.tool._ctx_param] = self.ctx  # noqa: SLF001
+        if self.tool._ctx_param is not None:
+            kwargs[self.tool._ctx_param] = self.ctx
         handler = self.tool.handler
         if inspect.iscoroutinefunction(handler):
             value = await handler(**kwargs)
@@ -116,7 +116,7 @@ def to_result(value: Any) -> ToolResult:
         return ToolResult(llm_content=value, display=value)
     if isinstance(value, (TextPart, ImagePart)):
         return ToolResult(llm_content=[value])
-    if isinstance(value, list) and value and all(isinstance(v, (TextPart, ImagePart)) for v in value):
+    if isinstance(value, list) and value and all(isinstance(v, Part) for v in value):
         parts: list[Part] = list(value)
         return ToolResult(llm_content=parts)
     if value is None:
@@ -136,7 +136,8 @@ def tool(*, name: str | None = None, description: str | None = None, kind: Kind 
          max_output_chars: float | None = None) -> Callable[[Handler], FunctionTool]: ...
 
 
-def tool(fn: Handler | None = None, /, **options: Any) -> FunctionTool | Callable[[Handler], FunctionTool]:
+def tool(fn: Handler | None = None, /,
+         **options: Any) -> FunctionTool | Callable[[Handler], FunctionTool]:
     """Make a tool of a typed Python function: ``@tool`` or ``@tool(defer=False, ...)``."""
     if fn is not None:
         return FunctionTool(fn, **options)
@@ -170,7 +171,7 @@ def _model_from_signature(fn: Handler, skip: str | None, docs: dict[str, str]) -
         annotation = hints.get(pname, Any)
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, Field(default, description=docs.get(pname)))
-    model: type[Params] = create_model(  # type: ignore[call-overload]
+    model: type[Params] = create_model(
         f"{fn.__name__}_params", __base__=Params, **fields)
     return model
 
@@ -180,28 +181,28 @@ _ARG_LINE = re.compile(r"^\s*(\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """The description (text before an ``Args:`` section) and per-argument descriptions."""
-    lines = doc.splitlines()
+    """The description (text outside an ``Args:`` section) and per-argument descriptions."""
     summary: list[str] = []
     args: dict[str, str] = {}
     current: str | None = None
+    indent: int | None = None  # the indentation of argument lines in the section
     in_args = False
-    for line in lines:
+    for line in doc.splitlines():
         if _ARGS_HEADER.match(line):
-            in_args = True
+            in_args, current, indent = True, None, None
             continue
-        if in_args:
-            if line.strip() and not line.startswith((" ", "\t")):
-                in_args = False
-            else:
-                m = _ARG_LINE.match(line)
-                if m and (not current or line.startswith(" " * 4) and not line.startswith(" " * 8)):
-                    current = m.group(1)
-                    args[current] = m.group(3).strip()
-                elif current and line.strip():
-                    args[current] += " " + line.strip()
-                continue
-        summary.append(line)
+        depth = len(line) - len(line.lstrip())
+        if in_args and line.strip() and depth == 0:
+            in_args = False
+        if not in_args:
+            summary.append(line)
+            continue
+        m = _ARG_LINE.match(line)
+        if m and (indent is None or depth == indent):
+            indent, current = depth, m.group(1)
+            args[current] = m.group(3).strip()
+        elif current and line.strip():
+            args[current] += " " + line.strip()
     return "\n".join(summary).strip(), args
 
 

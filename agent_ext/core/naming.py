@@ -1,4 +1,4 @@
-"""Tool names every provider accepts: ``[A-Za-z0-9_-]{1,64}``, external ones ``mcp__<server>__<tool>``."""
+"""Tool names every provider accepts: ``[A-Za-z0-9_-]{1,64}``, external ones ``mcp__srv__tool``."""
 
 from __future__ import annotations
 

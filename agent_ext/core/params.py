@@ -48,7 +48,8 @@ class Params(BaseModel):
             }
             cls._structured = frozenset(structured)
             cls._optional = frozenset(optional)
-        assert cls._structured is not None and cls._optional is not None
+        assert cls._structured is not None
+        assert cls._optional is not None
         return cls._structured, cls._optional
 
     @model_validator(mode="before")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ToolRegistrationError
 from .naming import sanitize
-
 from .tool import Tool
 
 if TYPE_CHECKING:

@@ -75,8 +75,8 @@ class Registry:
         ``factory`` is a zero-argument callable returning the tool, or ``"module:attr"`` where
         ``attr`` is a tool class, a tool instance or such a callable.
         """
-        problems = [] if is_valid_name(name) else [f"name {name!r} must match [A-Za-z0-9_-]{{1,64}}"]
-        self._raise_if(name, problems)
+        if not is_valid_name(name):
+            self._raise_if(name, [f"name {name!r} must match [A-Za-z0-9_-]{{1,64}}"])
         load = _import_factory(factory) if isinstance(factory, str) else factory
         self._add(_Entry(name, factory=load, defer=defer, server=server), aliases)
         return name
@@ -193,8 +193,6 @@ class Registry:
 
     def _load(self, entry: _Entry) -> AnyTool:
         """Load once; concurrent first uses wait for the same load; failures raise every time."""
-        if entry.tool is not None:
-            return entry.tool
         with entry.lock:
             if entry.tool is not None:
                 return entry.tool
@@ -206,9 +204,10 @@ class Registry:
             return pending.result()
         try:
             assert entry.factory is not None
-            tool = entry.factory()
-            if not isinstance(tool, Tool):
-                raise TypeError(f"factory returned {type(tool).__name__}, not a Tool")
+            made: object = entry.factory()
+            if not isinstance(made, Tool):
+                raise TypeError(f"factory returned {type(made).__name__}, not a Tool")
+            tool = made
             problems = tool.problems()
             if problems:
                 raise ToolRegistrationError("; ".join(problems))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,8 @@ class ImagePart:
         return base64.b64encode(self.data).decode("ascii")
 
 
-Part = Union[TextPart, ImagePart]
-Content = Union[str, Sequence[Part]]
+Part = TextPart | ImagePart
+Content = str | Sequence[Part]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from .errors import ErrorCode
 from .kinds import CONCURRENCY_SAFE_KINDS, Kind, Permission, Tier
-from .params import MAX_STRING_CHARS, Params, ParamsError, parse_arguments, schema_for, validate_model
+from .params import (
+    MAX_STRING_CHARS,
+    Params,
+    ParamsError,
+    parse_arguments,
+    schema_for,
+    validate_model,
+)
 from .result import ToolResult
 
 if TYPE_CHECKING:
@@ -178,7 +185,8 @@ class Tool(abc.ABC, Generic[P]):
 
     def validate_params(self, raw: dict[str, Any]) -> P:
         if self.params_model is None:
-            raise NotImplementedError(f"{type(self).__name__} needs params_model or its own validation")
+            raise NotImplementedError(
+                f"{type(self).__name__} needs params_model or its own validation")
         self._check_lengths(raw)
         return cast("P", validate_model(self.params_model, raw))
 
