@@ -1,0 +1,85 @@
+"""The public surface is pinned: a change to it is a reviewed change."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import agent_ext
+from agent_ext.core import Registry
+from agent_ext.tools import register_builtins
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "builtin_declarations.json"
+
+
+def test_top_level_all_is_pinned() -> None:
+    assert sorted(agent_ext.__all__) == sorted([
+        "Agent", "FunctionTool", "Kind", "Registry", "RunResult", "Tool", "ToolResult",
+        "__version__", "tool",
+    ])
+    for name in agent_ext.__all__:
+        assert getattr(agent_ext, name) is not None
+
+
+def test_contract_names_are_importable() -> None:
+    from agent_ext import Agent, FunctionTool, tool
+    from agent_ext.models import ScriptedModel
+
+    assert callable(tool) and FunctionTool and Agent and ScriptedModel
+    assert agent_ext.models.ScriptedModel is ScriptedModel
+
+
+def test_import_is_light() -> None:
+    code = ("import sys, agent_ext; "
+            "heavy = [m for m in ('IPython', 'ipywidgets', 'openai', 'anthropic', 'mcp', "
+            "'agent_ext.agent', 'agent_ext.tools.tool_search') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Absolute module names imported by ``path`` (relative imports resolved)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                found.add(".".join([*base, node.module] if node.module else base))
+            elif node.module:
+                found.add(node.module)
+    return found
+
+
+def test_layers_point_down() -> None:
+    """core imports nothing of ours; nothing below jupyter/ imports IPython or ipywidgets."""
+    root = Path(agent_ext.__file__).parent
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        package = ".".join(["agent_ext", *rel.parts[:-1]])
+        imports = _imports(path, package)
+        if rel.parts[0] == "core":
+            ours = {m for m in imports if m == "agent_ext" or m.startswith("agent_ext.")}
+            assert all(m.startswith("agent_ext.core") for m in ours), (rel, ours)
+        if rel.parts[0] != "jupyter":
+            banned = {m for m in imports if m.split(".")[0] in ("IPython", "ipywidgets", "ipykernel")}
+            assert not banned, (rel, banned)
+
+
+def test_builtin_declarations_snapshot() -> None:
+    reg = Registry()
+    register_builtins(reg)
+    reg.reveal(reg.deferred())
+    current = [d.to_dict() for d in reg.declarations()]
+    if os.environ.get("AGENT_EXT_UPDATE_SNAPSHOTS"):
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n")
+    assert current == json.loads(SNAPSHOT.read_text()), (
+        "built-in declarations changed; review the change and rerun with "
+        "AGENT_EXT_UPDATE_SNAPSHOTS=1 to accept it")
