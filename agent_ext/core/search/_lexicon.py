@@ -1,0 +1,144 @@
+"""The compiled vocabulary: word normalisation, phrase folding and related-word lookup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ._tokens import STOPWORDS, split_words, stem
+from ._vocab import EQUIVALENTS, EXPANSIONS, RELATED
+
+
+class Item(NamedTuple):
+    """One normalised word of a text; ``soft`` marks a part of a folded phrase or compound."""
+
+    word: str
+    soft: bool = False
+    raw: str = ""
+
+
+_CACHE_LIMIT = 1 << 17
+
+
+@dataclass
+class Lexicon:
+    """Canonical stems, phrases and related words, built once from ``_vocab``."""
+
+    canon: dict[str, str] = field(default_factory=dict)
+    phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
+    expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    related: dict[str, dict[str, float]] = field(default_factory=dict)
+    targets: set[str] = field(default_factory=set)
+    phrase_starts: set[str] = field(default_factory=set)
+    _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    longest_phrase: int = 1
+
+    @classmethod
+    def build(cls) -> Lexicon:
+        """The lexicon of the shipped vocabulary."""
+        lex = cls()
+        for line in EQUIVALENTS:
+            head, *aliases = line.split()
+            target = lex._entry(head, None)
+            for alias in aliases:
+                lex._entry(alias, target)
+        for word, meaning in EXPANSIONS.items():
+            lex.expansions[stem(word)] = tuple(lex.normalize(w) for w in meaning.split())
+        for weight, line in RELATED:
+            words = [lex.normalize_entry(w) for w in line.split()]
+            for a in words:
+                links = lex.related.setdefault(a, {})
+                for b in words:
+                    if b != a and links.get(b, 0.0) < weight:
+                        links[b] = weight
+        return lex
+
+    def _entry(self, entry: str, target: str | None) -> str:
+        parts = tuple(stem(w) for w in entry.split("_"))
+        if target is None:
+            target = parts[0] if len(parts) == 1 else "".join(parts)
+        self.targets.add(target)
+        if len(parts) == 1:
+            if parts[0] != target:
+                self.canon[parts[0]] = target
+        else:
+            self.phrases[parts] = target
+            self.phrase_starts.add(parts[0])
+            self.longest_phrase = max(self.longest_phrase, len(parts))
+        return target
+
+    def normalize(self, word: str) -> str:
+        """The canonical stem of one lowercase word."""
+        return self._canonical(stem(word))
+
+    def _canonical(self, s: str) -> str:
+        """A stem's canonical form; a 3-letter plural of a known 2-letter word folds (``prs``)."""
+        if len(s) == 3 and s[2] == "s" and s[1] != "s" and s not in self.canon:
+            short = self.canon.get(s[:2], s[:2])
+            if short in self.related or short in self.targets:
+                return short
+        return self.canon.get(s, s)
+
+    def normalize_entry(self, entry: str) -> str:
+        """The canonical stem of a vocabulary entry, which may be a ``_``-joined phrase."""
+        parts = tuple(stem(w) for w in entry.split("_"))
+        if len(parts) > 1:
+            return self.phrases.get(parts, "".join(parts))
+        return self.canon.get(parts[0], parts[0])
+
+    def known(self, word: str) -> bool:
+        """Whether the vocabulary says anything about this canonical stem."""
+        return word in self.related or word in self.expansions
+
+    def _word(self, word: str) -> tuple[str, tuple[str, ...]]:
+        """(stem, canonical words) of one lowercase word, memoised."""
+        hit = self._cache.get(word)
+        if hit is None:
+            s = stem(word)
+            c = self._canonical(s)
+            hit = (s, self.expansions.get(c, (c,)))
+            if len(self._cache) > _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[word] = hit
+        return hit
+
+    def _phrase_at(self, words: list[str], i: int) -> tuple[str, int] | None:
+        """The longest vocabulary phrase starting at ``words[i]``, as (target, length)."""
+        for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
+            key = tuple(self._word(w)[0] for w in words[i : i + size])
+            target = self.phrases.get(key)
+            if target is not None:
+                return target, size
+        return None
+
+    def items(self, words: list[str], *, keep_stopwords: bool = False) -> list[Item]:
+        """Normalised items of a word sequence: phrases folded, expansions spread, stopwords out.
+
+        A folded phrase keeps its non-stopword parts as soft items so that a query naming only
+        part of it still matches a little. Tool names keep their stopwords (``get_me``).
+        """
+        out: list[Item] = []
+        i = 0
+        while i < len(words):
+            w = words[i]
+            s, canon = self._word(w)
+            found = self._phrase_at(words, i) if s in self.phrase_starts else None
+            if found is not None:
+                target, size = found
+                out.append(Item(target, soft=False, raw=" ".join(words[i : i + size])))
+                out.extend(
+                    Item(self._word(part)[1][0], soft=True, raw=part)
+                    for part in words[i : i + size]
+                    if part not in STOPWORDS and len(part) > 1
+                )
+                i += size
+                continue
+            i += 1
+            if len(w) < 2 or (w in STOPWORDS and not keep_stopwords):
+                continue
+            out.extend(Item(c, soft=False, raw=w) for c in canon)
+        return out
+
+    def text_items(self, text: str, *, keep_stopwords: bool = False) -> list[Item]:
+        """Normalised items of free text or an identifier."""
+        return self.items(split_words(text), keep_stopwords=keep_stopwords)

