@@ -1,170 +1,382 @@
-"""The Agent: a session that holds the conversation, the registry and the tool-call pipeline.
+"""The Agent: one session's conversation, tools, permissions and approvals, and its loop.
 
-This is the foundation's minimal agent: every call goes through the full pipeline (lookup,
-build, permission, approval, execute, budgets), the loop runs calls in the model's order, and
-permissions follow a fixed policy (read tier with the tool's consent runs; anything else asks the
-approver; no approver means deny). The runtime issue replaces the policy and adds concurrency,
-events, streaming providers and compaction behind the same methods.
+``await agent.run(prompt)`` loops model → tool calls → results → model until the model answers
+without calling tools, a cap is hit, or the run is cancelled; the conversation is left valid in
+every case (every tool call answered). ``await agent.call_tool(name, args)`` sends one call
+through the same pipeline without a model.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+import os
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from agent_ext.core import (
-    ConfirmationDetails,
-    ErrorCode,
-    ExecControl,
-    Permission,
-    Registry,
-    TextPart,
-    Tier,
-    ToolContext,
-    ToolInvocation,
-    ToolResult,
-    UnknownToolError,
-)
-from agent_ext.core.budget import OutputBudget, SpillStore
-from agent_ext.core.errors import ToolLoadError
+from agent_ext.core import Registry, TextPart, ToolContext, ToolResult
+from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.plugins import load_plugins
-from agent_ext.models import Message, ModelRequest, ScriptedModel, ToolCall, ToolReturn
+from agent_ext.models import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ScriptedModel,
+    ToolCall,
+    ToolReturn,
+    Usage,
+)
+from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
+from agent_ext.permissions import FixedPolicy, PermissionPolicy
 from agent_ext.tools import register_builtins
 
-Verdict = Literal["approve", "reject", "always"]
-Approver = Callable[[ConfirmationDetails], Awaitable[Verdict]]
+from . import context as ctxmod
+from . import events as ev
+from .approval import Approver, CallbackApprover, PolicyApprover
+from .instructions import find_instructions
+from .pipeline import Pipeline, cancelled_result
+from .prompt import build_system_prompt
+from .scheduler import MAX_PARALLEL, run_batch
+from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
 
-SYSTEM_PROMPT = (
-    "You are agent_ext, a coding agent working inside the user's Jupyter kernel. "
-    "Use the tools to read before you change anything, and keep changes minimal."
-)
+T = TypeVar("T")
+StopReason = Literal["end", "max_turns", "token_cap", "cost_cap", "cancelled", "error"]
 
 
 @dataclass
 class RunResult:
-    """What a run produced: the final text, the new messages and every tool call made."""
+    """What a run produced: ``text`` is the final answer, ``error`` set when one stopped it."""
 
     text: str
     messages: list[Message] = field(default_factory=list)
     tool_calls: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    stop_reason: StopReason = "end"
+    error: str | None = None
 
 
 class Agent:
-    """One agent session: ``await agent.run(prompt)`` or ``await agent.call_tool(name, args)``."""
+    """One agent session (see the module docstring)."""
 
-    def __init__(self, model: ScriptedModel | list[Step] | None = None, *, cwd: str | Path = ".",
-                 approver: Approver | None = None, max_turns: int = 50,
-                 plugins: bool = True) -> None:
-        self.model = model if isinstance(model, ScriptedModel) else ScriptedModel(model or [])
+    def __init__(
+        self,
+        model: Model | str | Sequence[Step] | None = None,
+        *,
+        cwd: str | Path = ".",
+        approver: Approver | Callable[..., Any] | None = None,
+        policy: PermissionPolicy | None = None,
+        system_prompt: str = "",
+        max_turns: int = 50,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
+        price_per_mtok: tuple[float, float] | None = None,
+        max_parallel: int = MAX_PARALLEL,
+        limits: ctxmod.ContextLimits | None = None,
+        budget: BudgetConfig | None = None,
+        notebook: str | None = None,
+        plugins: bool = True,
+        on_event: ev.EventSink | None = None,
+    ) -> None:
+        self.cwd = Path(cwd).expanduser().resolve()
+        self.model, self.model_notice = _resolve(model, self.cwd)
         self.registry = Registry()
         register_builtins(self.registry)
         if plugins:
             load_plugins(self.registry)
-        self.context = ToolContext(cwd=Path(cwd).resolve(), registry=self.registry)
-        self.approver = approver
+        self.context = ToolContext(cwd=self.cwd, registry=self.registry)
+        self.approver: Approver = (
+            PolicyApprover() if approver is None
+            else approver if isinstance(approver, PolicyApprover | CallbackApprover)
+            else CallbackApprover(approver))
+        self.policy: PermissionPolicy = policy if policy is not None else FixedPolicy()
+        self.system_prompt_addition = system_prompt
         self.max_turns = max_turns
+        self.max_tokens = max_tokens
+        self.max_cost = max_cost
+        self.price_per_mtok = price_per_mtok
+        self.max_parallel = max_parallel
+        self.limits = limits or ctxmod.ContextLimits(
+            window_tokens=getattr(self.model, "context_window", None)
+            or ctxmod.ContextLimits.window_tokens)
+        self.notebook = notebook
         self.messages: list[Message] = []
-        self._store = SpillStore()
-        self.budget = OutputBudget(self._store)
-        self._always: set[str] = set()
+        self.usage = Usage()
+        self.sinks: list[ev.EventSink] = [on_event] if on_event else []
+        self.store = SpillStore(config=budget)
+        self.budget = OutputBudget(self.store)
+        self._pipeline = Pipeline(self.registry, self.context, self.policy, self.approver,
+                                  self.budget, self._emit)
+        self._inner: asyncio.Task[Any] | None = None
+        self._cancel_requested = False
+        self._run_lock = asyncio.Lock()
+        self._closed = False
 
-    @property
-    def cwd(self) -> Path:
-        return self.context.cwd
+    # -- events ---------------------------------------------------------------------------------
+
+    def _emit(self, event: ev.Event) -> None:
+        for sink in list(self.sinks):
+            sink(event)
+
+    # -- prompt ---------------------------------------------------------------------------------
 
     def system_prompt(self) -> str:
-        parts = [SYSTEM_PROMPT, f"Working directory: {self.cwd}"]
-        summary = self.registry.deferred_summary()
-        if summary:
-            parts.append(summary)
-        return "\n\n".join(parts)
+        user_dir = Path(os.environ.get("AGENT_EXT_CONFIG_DIR") or Path.home() / ".agent_ext")
+        return build_system_prompt(cwd=self.cwd, registry=self.registry, notebook=self.notebook,
+                                   instructions=find_instructions(self.cwd, user_dir=user_dir),
+                                   addition=self.system_prompt_addition)
+
+    def request(self) -> ModelRequest:
+        """Exactly what the model would be sent now."""
+        return ModelRequest(messages=tuple(self.messages),
+                            tools=tuple(self.registry.declarations()),
+                            system=self.system_prompt())
+
+    # -- one call -------------------------------------------------------------------------------
 
     async def call_tool(self, name: str, args: Mapping[str, Any] | str | None = None,
                         *, call_id: str = "") -> ToolResult:
-        """Run one call through the whole pipeline; never raises for the call's own failures."""
-        result = await self._run_call(name, args)
-        return self.budget.apply_batch([(call_id or name, name, result)])[0]
+        """One call through the whole pipeline: build, permission, approval, execute, budgets."""
+        call = ToolCall.of(call_id or f"direct_{name}", name,
+                           args if isinstance(args, str) else dict(args or {}))
+        self._pipeline.cancelled.clear()
+        result = await self._pipeline.run(self._pipeline.prepare(call))
+        return self.budget.apply_batch([(call.id, name, result)])[0]
 
-    async def _run_call(self, name: str, args: Mapping[str, Any] | str | None) -> ToolResult:
-        try:
-            tool = self.registry.get(name)
-        except UnknownToolError as exc:
-            close = ", ".join(map(repr, exc.suggestions))
-            hint = f" Did you mean {close}?" if close else ""
-            return ToolResult.fail(ErrorCode.UNKNOWN_TOOL,
-                                   f"No tool named {name!r}.{hint} Deferred tools must be loaded "
-                                   "with tool_search before use.")
-        except ToolLoadError as exc:
-            return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
-        built = tool.build(args, self.context)
-        if isinstance(built, ToolResult):
-            return built
-        if self.registry.is_deferred(tool.name):
-            self.registry.reveal([tool.name])  # called by exact name: counts as revealed
-        refusal = await self._permit(built)
-        if refusal is not None:
-            return refusal
-        try:
-            result = await built.execute(ExecControl())
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001  a tool's exception is the model's error result
-            return ToolResult.fail(ErrorCode.UNHANDLED_EXCEPTION,
-                                   f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        return self.budget.apply(result, tool_name=tool.name,
-                                 max_output_chars=tool.max_output_chars,
-                                 truncate_keep=tool.truncate_keep)
+    # -- the loop -------------------------------------------------------------------------------
 
-    async def _permit(self, invocation: ToolInvocation[Any]) -> ToolResult | None:
-        opinion = invocation.default_permission()
-        name = invocation.tool.name
-        if opinion is Permission.DENY:
-            return ToolResult.fail(ErrorCode.EXECUTION_DENIED, f"{name} refused this call.")
-        if opinion is Permission.ALLOW and invocation.tier() is Tier.READ:
-            return None
-        if name in self._always:
-            return None
-        if self.approver is None:
-            return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
-                                   f"{invocation.description()} needs approval and no one can "
-                                   "approve in this session; it was not run.")
-        verdict = await self.approver(await invocation.confirmation_details())
-        if verdict == "always":
-            self._always.add(name)
-        if verdict in ("approve", "always"):
-            return None
-        return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
-                               f"The user rejected {invocation.description()}.")
+    async def run(self, prompt: str, *, on_event: ev.EventSink | None = None) -> RunResult:
+        """Send ``prompt`` and run the tool calls the model asks for until it is done."""
+        async with self._run_lock:
+            if on_event is not None:
+                self.sinks.append(on_event)
+            try:
+                return await self._run(prompt)
+            finally:
+                if on_event is not None:
+                    self.sinks.remove(on_event)
 
-    async def run(self, prompt: str) -> RunResult:
-        """Send ``prompt``, run the tool calls the model asks for, until it answers in text."""
+    async def _run(self, prompt: str) -> RunResult:
+        self._cancel_requested = False
+        self._pipeline.cancelled.clear()
+        self._repair()
         start = len(self.messages)
         self.messages.append(Message(role="user", parts=(TextPart(prompt),)))
+        self._emit(ev.RunStarted(prompt, self.model.name))
+        if self.model_notice:
+            self._emit(ev.Notice(self.model_notice))
+            self.model_notice = None
+        result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
-        text = ""
-        for _ in range(self.max_turns):
-            request = ModelRequest(messages=tuple(self.messages),
-                                   tools=tuple(self.registry.declarations()),
-                                   system=self.system_prompt())
-            response = await self.model.respond(request)
-            text = response.text
-            self.messages.append(Message(role="assistant", parts=(TextPart(text),) if text else (),
-                                         tool_calls=response.tool_calls,
-                                         provider_data=response.provider_data))
+        while True:
+            if result.turns >= self.max_turns:
+                self._stop(result, "max_turns", f"stopped after {self.max_turns} model turns "
+                           "(max_turns); send another prompt to continue")
+                break
+            try:
+                await self._maybe_compact()
+                response = await self._step(self._stream(self.request()))
+            except asyncio.CancelledError:
+                if not self._cancel_requested:
+                    raise
+                self._stop(result, "cancelled", "run cancelled")
+                break
+            except Exception as exc:  # noqa: BLE001  a model failure ends the run, clearly
+                message = str(exc) if isinstance(exc, ModelError) else (
+                    f"the model failed: {type(exc).__name__}: {exc}")
+                result.error = message
+                self._stop(result, "error", message, level="error")
+                break
+            result.turns += 1
+            self._account(result, response)
+            self.messages.append(Message(
+                role="assistant", parts=(TextPart(response.text),) if response.text else (),
+                tool_calls=response.tool_calls, provider_data=response.provider_data))
+            result.text = response.text
             if not response.tool_calls:
                 break
-            batch = [(c, await self._run_call(c.name, c.arguments)) for c in response.tool_calls]
-            budgeted = self.budget.apply_batch([(c.id, c.name, r) for c, r in batch])
-            calls += [(c, r) for (c, _), r in zip(batch, budgeted, strict=True)]
+            finished = await self._tools(response.tool_calls, calls)
+            if not finished:
+                self._stop(result, "cancelled", "run cancelled")
+                break
+            if self._over_caps(result):
+                break
+        result.messages = self.messages[start:]
+        result.tool_calls = calls
+        self._emit(ev.RunFinished(result))
+        return result
+
+    def _stop(self, result: RunResult, reason: StopReason, text: str, level: str = "info") -> None:
+        result.stop_reason = reason
+        self._emit(ev.Notice(text, level))
+
+    async def _step(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run one model step or tool batch as a task that ``cancel()`` can stop."""
+        inner: asyncio.Task[T] = asyncio.ensure_future(coro)
+        self._inner = inner
+        try:
+            return await inner
+        finally:
+            self._inner = None
+
+    async def _stream(self, request: ModelRequest) -> ModelResponse:
+        final: ModelResponse | None = None
+        async for item in self.model.stream(request):
+            if isinstance(item, TextDelta):
+                self._emit(ev.TextDelta(item.text))
+            elif isinstance(item, ReasoningDelta):
+                self._emit(ev.ReasoningDelta(item.text))
+            elif isinstance(item, ModelResponse):
+                final = item
+        if final is None:
+            raise ModelError(f"{self.model.name} ended its answer without finishing it; "
+                             "send the prompt again.", kind="stream")
+        return final
+
+    async def _tools(self, tool_calls: Sequence[ToolCall],
+                     calls: list[tuple[ToolCall, ToolResult]]) -> bool:
+        """Run one turn's calls; always answers every call. False when the run was cancelled."""
+        prepared = [self._pipeline.prepare(c) for c in tool_calls]
+        results: list[ToolResult | None] = [None] * len(prepared)
+        cancelled = False
+        try:
+            await self._step(run_batch(self._pipeline, prepared, results,
+                                       max_parallel=self.max_parallel))
+        except asyncio.CancelledError:
+            if not self._cancel_requested:
+                self._answer(tool_calls, results, calls)
+                raise
+            cancelled = True
+        self._answer(tool_calls, results, calls)
+        return not cancelled and not self._pipeline.cancelled.is_set()
+
+    def _answer(self, tool_calls: Sequence[ToolCall], results: list[ToolResult | None],
+                calls: list[tuple[ToolCall, ToolResult]]) -> None:
+        filled = [r if r is not None else cancelled_result(c) for c, r in zip(tool_calls, results,
+                                                                              strict=True)]
+        budgeted = self.budget.apply_batch([(c.id, c.name, r) for c, r in zip(tool_calls, filled,
+                                                                              strict=True)])
+        calls += list(zip(tool_calls, budgeted, strict=True))
+        self.messages.append(Message(role="tool", tool_returns=tuple(
+            ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
+            for c, r in zip(tool_calls, budgeted, strict=True))))
+
+    def _repair(self) -> None:
+        """Answer calls a previous run left open (e.g. an interrupt mid-batch)."""
+        open_calls = unanswered_calls(self.messages)
+        if open_calls:
             self.messages.append(Message(role="tool", tool_returns=tuple(
-                ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
-                for (c, _), r in zip(batch, budgeted, strict=True))))
-        return RunResult(text=text, messages=self.messages[start:], tool_calls=calls)
+                ToolReturn(c.id, c.name, tuple(cancelled_result(c).parts), is_error=True)
+                for c in open_calls)))
+
+    # -- accounting and caps --------------------------------------------------------------------
+
+    def _account(self, result: RunResult, response: ModelResponse) -> None:
+        turn = response.usage
+        estimated = turn.input_tokens == 0 and turn.output_tokens == 0
+        if estimated:
+            turn = Usage(ctxmod.estimate_request(self.request()),
+                         ctxmod.estimate_tokens(response.text + "".join(
+                             c.arguments for c in response.tool_calls)))
+        result.usage = result.usage + turn
+        self.usage = self.usage + turn
+        self._emit(ev.UsageUpdated(turn, self.usage, estimated))
+
+    def cost(self, usage: Usage | None = None) -> float | None:
+        """Dollars spent at ``price_per_mtok`` (input, output), or None when no price is set."""
+        if self.price_per_mtok is None:
+            return None
+        u = usage or self.usage
+        return (u.input_tokens * self.price_per_mtok[0]
+                + u.output_tokens * self.price_per_mtok[1]) / 1e6
+
+    def _over_caps(self, result: RunResult) -> bool:
+        used = result.usage.input_tokens + result.usage.output_tokens
+        if self.max_tokens is not None and used >= self.max_tokens:
+            self._stop(result, "token_cap", f"stopped: this run used {used} tokens "
+                       f"(max_tokens={self.max_tokens}); send another prompt to continue")
+            return True
+        spent = self.cost(result.usage)
+        if self.max_cost is not None and spent is not None and spent >= self.max_cost:
+            self._stop(result, "cost_cap", f"stopped: this run cost ${spent:.4f} "
+                       f"(max_cost=${self.max_cost:.2f}); send another prompt to continue")
+            return True
+        return False
+
+    async def _maybe_compact(self) -> None:
+        limit = self.limits.window_tokens * self.limits.compact_at
+        if ctxmod.estimate_request(self.request()) < limit:
+            return
+        await self.compact()
+
+    async def compact(self) -> bool:
+        """Summarise older turns and point large results to files; True if anything changed."""
+        split = ctxmod.split_for_compaction(self.messages, self.limits.keep_recent_prompts)
+        older = ctxmod.pointerize(self.messages[:split], self.store, self.limits.pointer_chars)
+        recent = ctxmod.pointerize(self.messages[split:], self.store, self.limits.pointer_chars)
+        if older:
+            summary = await complete(self.model, ModelRequest(
+                messages=(*older, Message(role="user", parts=(TextPart(ctxmod.SUMMARY_PROMPT),))),
+                tools=(), system=self.system_prompt()))
+            older = [Message(role="user",
+                             parts=(TextPart(ctxmod.SUMMARY_HEADER + summary.text),))]
+        changed = older + recent != self.messages
+        if changed:
+            before = ctxmod.estimate_request(self.request())
+            self.messages = older + recent
+            after = ctxmod.estimate_request(self.request())
+            self._emit(ev.Notice(f"compacted the conversation: ~{before} → ~{after} tokens"))
+        return changed
+
+    # -- control --------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop the current run promptly; it returns with ``stop_reason == "cancelled"``."""
+        self._cancel_requested = True
+        self._pipeline.cancelled.set()
+        for control in list(self._pipeline.controls.values()):
+            control.cancelled.set()
+        if self._inner is not None:
+            self._inner.cancel()
+
+    # -- transcript -----------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Write the conversation as JSON (images included)."""
+        target = Path(path)
+        target.write_text(dumps(self.messages), encoding="utf-8")
+        return target
+
+    def load(self, path: str | Path) -> None:
+        """Replace the conversation with a saved one; revealed tools are rebuilt from it."""
+        import json  # noqa: PLC0415
+
+        self.messages = load_messages(json.loads(Path(path).read_text(encoding="utf-8")))
+        self.registry.unreveal()
+        restore_reveals(self.registry, self.messages)
+
+    def reset(self) -> None:
+        """Forget the conversation and the revealed tools; keep tools, rules and settings."""
+        self.messages.clear()
+        self.registry.unreveal()
+        self.usage = Usage()
 
     async def aclose(self) -> None:
         """Release the session's resources (spill files); safe to call twice."""
-        self._store.cleanup()
+        if self._closed:
+            return
+        self._closed = True
+        self.store.cleanup()
+
+
+def _resolve(model: Model | str | Sequence[Step] | None, cwd: Path) -> tuple[Model, str | None]:
+    if isinstance(model, Model):
+        return model, None
+    if model is not None and not isinstance(model, str):
+        return ScriptedModel(list(model)), None
+    from agent_ext.models.config import resolve_model  # noqa: PLC0415  (reads settings, probes)
+
+    resolved = resolve_model(model, cwd=cwd)
+    return resolved.model, resolved.notice

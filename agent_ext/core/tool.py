@@ -144,6 +144,10 @@ class ToolInvocation(Generic[P]):
         """What an auto-mode classifier sees of this call; empty means "nothing to judge"."""
         return ""
 
+    def with_modification(self, proposed: str) -> ToolInvocation[P] | None:
+        """The call with the user's edited proposal applied, or None if it cannot take edits."""
+        return None
+
     @abc.abstractmethod
     async def execute(self, control: ExecControl) -> ToolResult:
         """Run the call. Exceptions are turned into error results by the caller."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_ext import Agent, Kind, tool
-from agent_ext.core import ConfirmationDetails, ErrorCode
+from agent_ext.agent import ApprovalRequest
+from agent_ext.core import ErrorCode
 from agent_ext.models import ScriptedModel, call
 
 from .helpers import echo_tool
@@ -30,6 +31,7 @@ def explode() -> str:
 
 
 def agent(tmp_path: Path, **kw: object) -> Agent:
+    kw.setdefault("model", ScriptedModel([]))
     a = Agent(cwd=tmp_path, plugins=False, **kw)  # type: ignore[arg-type]
     for t in (peek, poke, explode):
         a.registry.register(t)
@@ -52,20 +54,20 @@ async def test_without_an_approver_writes_are_denied(tmp_path: Path) -> None:
 
 
 async def test_approver_sees_details_and_always_sticks(tmp_path: Path) -> None:
-    seen: list[ConfirmationDetails] = []
+    seen: list[ApprovalRequest] = []
 
-    async def approver(details: ConfirmationDetails) -> str:
-        seen.append(details)
+    async def approver(request: ApprovalRequest) -> str:
+        seen.append(request)
         return "always"
 
     a = agent(tmp_path, approver=approver)
     assert (await a.call_tool("poke", {"key": "a"})).text == "changed a"
     assert (await a.call_tool("poke", {"key": "b"})).text == "changed b"
-    assert len(seen) == 1 and seen[0].tool_name == "poke" and "key='a'" in seen[0].summary
+    assert len(seen) == 1 and seen[0].tool_name == "poke" and "key='a'" in seen[0].details.summary
 
 
 async def test_rejection_reaches_the_model(tmp_path: Path) -> None:
-    async def approver(details: ConfirmationDetails) -> str:
+    async def approver(request: ApprovalRequest) -> str:
         return "reject"
 
     result = await agent(tmp_path, approver=approver).call_tool("poke", {"key": "a"})
@@ -79,7 +81,7 @@ async def test_unknown_tool_lists_close_names_and_tool_search(tmp_path: Path) ->
 
 
 async def test_tool_exception_becomes_error_result(tmp_path: Path) -> None:
-    async def approver(details: ConfirmationDetails) -> str:
+    async def approver(request: ApprovalRequest) -> str:
         return "approve"
 
     result = await agent(tmp_path, approver=approver).call_tool("explode", {})

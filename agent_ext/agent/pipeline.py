@@ -1,0 +1,178 @@
+"""One tool call end to end: lookup, build, permission, approval, execute, per-result budget."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_ext.core import (
+    ErrorCode,
+    ExecControl,
+    Registry,
+    Tool,
+    ToolContext,
+    ToolInvocation,
+    ToolResult,
+    UnknownToolError,
+)
+from agent_ext.core.budget import OutputBudget
+from agent_ext.core.errors import ToolLoadError
+from agent_ext.models import ToolCall
+from agent_ext.permissions import PermissionPolicy, Verdict
+
+from .approval import ApprovalRequest, Approver, Decision, as_decision
+from .events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+)
+
+
+@dataclass
+class Prepared:
+    """A call after lookup and build: an invocation to run, or the result it already has."""
+
+    call: ToolCall
+    invocation: ToolInvocation[Any] | None = None
+    early: ToolResult | None = None
+
+    @property
+    def concurrency_safe(self) -> bool:
+        return self.invocation is not None and self.invocation.tool.concurrency_safe
+
+
+@dataclass
+class Pipeline:
+    """The session's services a call needs; one instance per agent."""
+
+    registry: Registry
+    context: ToolContext
+    policy: PermissionPolicy
+    approver: Approver
+    budget: OutputBudget
+    emit: Callable[[Event], None]
+    #: Set when the user cancels the run (from an approval, ``agent.cancel()`` or an interrupt).
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    controls: dict[str, ExecControl] = field(default_factory=dict)
+    _approval_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def prepare(self, call: ToolCall) -> Prepared:
+        """Find the tool and validate the arguments; failures become the call's result."""
+        try:
+            tool: Tool[Any] = self.registry.get(call.name)
+        except UnknownToolError as exc:
+            close = ", ".join(map(repr, exc.suggestions))
+            hint = f" Did you mean {close}?" if close else ""
+            return Prepared(call, early=ToolResult.fail(
+                ErrorCode.UNKNOWN_TOOL,
+                f"No tool named {call.name!r}.{hint} Deferred tools are listed by name in the "
+                "system prompt: load one with tool_search (select:<name>) before calling it."))
+        except ToolLoadError as exc:
+            return Prepared(call, early=ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc)))
+        built = tool.build(call.arguments, self.context)
+        if isinstance(built, ToolResult):
+            return Prepared(call, early=built)
+        return Prepared(call, invocation=built)
+
+    async def run(self, prepared: Prepared) -> ToolResult:
+        """Run a prepared call to its budgeted result; never raises except on cancellation."""
+        call = prepared.call
+        started = time.perf_counter()
+        invocation = prepared.invocation
+        description = invocation.description() if invocation is not None else call.name
+        self.emit(ToolCallStarted(call, description))
+        if prepared.early is not None:
+            result = prepared.early
+        elif self.cancelled.is_set():
+            result = cancelled_result(call)
+        else:
+            assert invocation is not None
+            result = await self._run_invocation(call, invocation)
+        self.emit(ToolCallFinished(call, result, time.perf_counter() - started))
+        return result
+
+    async def _run_invocation(self, call: ToolCall, invocation: ToolInvocation[Any]) -> ToolResult:
+        tool = invocation.tool
+        if self.registry.is_deferred(tool.name):
+            self.registry.reveal([tool.name])  # called by its exact name: counts as revealed
+        decision = self.policy.decide(invocation)
+        if decision.verdict is Verdict.DENY:
+            return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
+                                   f"Permission denied for {invocation.description()}: "
+                                   f"{decision.reason}.")
+        if decision.verdict is Verdict.ASK:
+            invocation_or_refusal = await self._ask(call, invocation, decision.reason)
+            if isinstance(invocation_or_refusal, ToolResult):
+                return invocation_or_refusal
+            invocation = invocation_or_refusal
+        control = ExecControl(on_output=lambda text: self.emit(ToolOutput(call.id, text)))
+        self.controls[call.id] = control
+        try:
+            outcome: object = await invocation.execute(control)
+            result = outcome if isinstance(outcome, ToolResult) else ToolResult.fail(
+                ErrorCode.EXECUTION_FAILED,
+                f"{tool.name} returned {type(outcome).__name__}, not a result")
+        except asyncio.CancelledError:
+            control.cancelled.set()
+            raise
+        except Exception as exc:  # noqa: BLE001  a tool's exception is the model's error result
+            result = ToolResult.fail(ErrorCode.UNHANDLED_EXCEPTION,
+                                     f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.controls.pop(call.id, None)
+        return self.budget.apply(result, tool_name=tool.name,
+                                 max_output_chars=tool.max_output_chars,
+                                 truncate_keep=tool.truncate_keep)
+
+    async def _ask(self, call: ToolCall, invocation: ToolInvocation[Any],
+                   reason: str) -> ToolInvocation[Any] | ToolResult:
+        async with self._approval_lock:  # one prompt at a time, even for parallel calls
+            if self.cancelled.is_set():
+                return cancelled_result(call)
+            request = ApprovalRequest(call_id=call.id, tool_name=invocation.tool.name,
+                                      details=await invocation.confirmation_details(),
+                                      reason=reason, scopes=self.policy.scopes(invocation))
+            self.emit(ApprovalRequested(request))
+            try:
+                decision = as_decision(await self.approver(request))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001  a broken approver must not run the call
+                decision = Decision.reject(f"the approval could not be obtained ({exc})")
+            self.emit(ApprovalResolved(request, decision))
+        return self._apply_decision(call, invocation, decision)
+
+    def _apply_decision(self, call: ToolCall, invocation: ToolInvocation[Any],
+                        decision: Decision) -> ToolInvocation[Any] | ToolResult:
+        if decision.outcome == "cancel":
+            self.cancelled.set()
+            return cancelled_result(call)
+        if not decision.approved and decision.extra.get("by") == "policy":
+            return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
+                                   f"{invocation.description()} was not run: {decision.feedback}.")
+        if not decision.approved:
+            note = f" The user said: {decision.feedback}" if decision.feedback else ""
+            return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
+                                   f"The user rejected {invocation.description()}; it was not "
+                                   f"run.{note}")
+        if decision.outcome == "always":
+            self.policy.always_allow(invocation, decision.scope, decision.persist)
+        if decision.modified is not None:
+            modified = invocation.with_modification(decision.modified)
+            if modified is None:
+                return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
+                                       f"The user edited the proposal for {invocation.tool.name}, "
+                                       "which cannot take edits; nothing was run.")
+            return modified
+        return invocation
+
+
+def cancelled_result(call: ToolCall) -> ToolResult:
+    return ToolResult.fail(ErrorCode.EXECUTION_CANCELLED,
+                           f"{call.name} was not run: the user cancelled the run.")
