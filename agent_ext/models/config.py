@@ -1,0 +1,278 @@
+"""Which model to use: an argument, ``AGENT_EXT_MODEL``, settings, a local server, or the demo.
+
+Model strings are ``provider:model`` (``openai:gpt-4o``, ``ollama:qwen3``, ``demo``); a name
+without a provider is an OpenAI model. Provider adapters are imported only when one is built.
+Local servers are found by asking each standard loopback port for its model list, all at once
+and briefly, so a missing server costs at most half a second.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_ext.settings import load_settings
+
+from .base import Model, ModelError
+
+Source = Literal["argument", "env", "project settings", "user settings", "detected", "demo"]
+MODEL_ENV = "AGENT_EXT_MODEL"
+DEMO_NOTICE = ("agent_ext: no model configured, using the demo replay; set "
+               "AGENT_EXT_MODEL=openai:gpt-4o and OPENAI_API_KEY, or start Ollama/LM Studio "
+               "locally")
+
+
+@dataclass(frozen=True)
+class Provider:
+    """How to reach one provider: its API dialect, default endpoint and environment variables.
+
+    ``key_env`` is required when the default endpoint is used (cloud providers only); with the
+    endpoint overridden through ``base_url_env`` the key is optional, for self-hosted servers.
+    """
+
+    name: str
+    base_url: str
+    base_url_env: str
+    key_env: str | None = None
+    dialect: Literal["openai", "anthropic"] = "openai"
+
+    @property
+    def local(self) -> bool:
+        return self.key_env is None
+
+
+PROVIDERS: dict[str, Provider] = {p.name: p for p in (
+    Provider("openai", "https://api.openai.com/v1", "OPENAI_BASE_URL", "OPENAI_API_KEY"),
+    Provider("anthropic", "https://api.anthropic.com", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+             "anthropic"),
+    Provider("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_BASE_URL", "DEEPSEEK_API_KEY"),
+    Provider("dashscope", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+             "DASHSCOPE_BASE_URL", "DASHSCOPE_API_KEY"),
+    Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_BASE_URL",
+             "OPENROUTER_API_KEY"),
+    Provider("gemini", "https://generativelanguage.googleapis.com/v1beta/openai/",
+             "GEMINI_BASE_URL", "GEMINI_API_KEY"),
+    Provider("ollama", "http://127.0.0.1:11434/v1", "OLLAMA_BASE_URL"),
+    Provider("lmstudio", "http://127.0.0.1:1234/v1", "LMSTUDIO_BASE_URL"),
+    Provider("llamacpp", "http://127.0.0.1:8080/v1", "LLAMACPP_BASE_URL"),
+    Provider("vllm", "http://127.0.0.1:8000/v1", "VLLM_BASE_URL"),
+)}
+KNOWN = (*PROVIDERS, "demo")
+
+#: Local servers probed when nothing is configured: (provider, root URL), in order of preference.
+LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
+    ("ollama", "http://127.0.0.1:11434"),
+    ("lmstudio", "http://127.0.0.1:1234"),
+    ("llamacpp", "http://127.0.0.1:8080"),
+    ("vllm", "http://127.0.0.1:8000"),
+)
+PROBE_TIMEOUT = 0.3
+DETECT_DEADLINE = 0.5
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """The model to use, where the choice came from, and a line to show the user (or None).
+
+    ``problems`` are the settings files' problems (when settings were read: an argument or
+    ``AGENT_EXT_MODEL`` skips them), for the caller to show as well.
+    """
+
+    model: Model
+    source: Source
+    notice: str | None = None
+    spec: str = ""
+    problems: tuple[str, ...] = ()
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """``provider:model`` split in two; a bare model name is OpenAI's. Raises ValueError."""
+    text = spec.strip()
+    provider, sep, name = text.partition(":")
+    provider = provider.strip().lower()
+    if not sep and provider not in ("demo", "scripted"):
+        provider, name = "openai", text
+    if provider == "scripted":
+        raise ValueError("scripted models are built in code (ScriptedModel), not from a model "
+                         f"string; choose one of {', '.join(KNOWN)}.")
+    if provider not in KNOWN:
+        raise ValueError(f"unknown model provider {provider!r} in {text!r}; use one of "
+                         f"{', '.join(KNOWN)} (as provider:model, e.g. openai:gpt-4o).")
+    name = name.strip()
+    if not name and provider != "demo":
+        raise ValueError(f"{text!r} names no model; write {provider}:<model>.")
+    return provider, name
+
+
+def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -> Model:
+    """Build the model a ``provider:model`` string names, reading keys from ``environ``.
+
+    Raises ValueError for a malformed string and ModelError(kind="auth") when a cloud
+    provider's key is missing.
+    """
+    env = os.environ if environ is None else environ
+    provider_name, name = parse_model_spec(spec)
+    if provider_name == "demo":
+        from .demo import DemoModel  # noqa: PLC0415  (built only when chosen)
+
+        return DemoModel(name or None)
+    provider = PROVIDERS[provider_name]
+    custom_url = env.get(provider.base_url_env, "").strip()
+    key = env.get(provider.key_env, "").strip() if provider.key_env else ""
+    has_token = provider.dialect == "anthropic" and bool(env.get("ANTHROPIC_AUTH_TOKEN"))
+    if provider.key_env and not custom_url and not key and not has_token:
+        raise ModelError(f"{provider_name}:{name} needs an API key: set {provider.key_env} "
+                         "(or run `%agent key`) and try again.", kind="auth")
+    base_url = custom_url or provider.base_url
+    if provider.dialect == "anthropic":
+        from .anthropic_messages import AnthropicModel  # noqa: PLC0415
+
+        return AnthropicModel(name, base_url=base_url, api_key=key or None)
+    from .openai_chat import OpenAIChatModel  # noqa: PLC0415
+
+    return OpenAIChatModel(name, base_url=base_url, api_key=key or None, provider=provider_name)
+
+
+def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
+                  environ: Mapping[str, str] | None = None, detect: bool = True,
+                  local_servers: Sequence[tuple[str, str]] = LOCAL_SERVERS) -> ResolvedModel:
+    """Choose the model: argument > AGENT_EXT_MODEL > project settings > user settings >
+    a local server found on its standard port > the demo replay.
+
+    ``local_servers`` lists (provider, root URL) to probe, in order of preference. Raises
+    ValueError for a malformed model string (naming the settings file it came from) and
+    ModelError(kind="auth") when the chosen cloud provider has no key.
+    """
+    env = os.environ if environ is None else environ
+    if spec is not None and not isinstance(spec, str):
+        return ResolvedModel(spec, "argument", spec=spec.name)
+    if spec is not None and spec.strip():
+        return ResolvedModel(model_from_spec(spec, environ=env), "argument", spec=spec.strip())
+    from_env = env.get(MODEL_ENV, "").strip()
+    if from_env:
+        return ResolvedModel(model_from_spec(from_env, environ=env), "env", spec=from_env)
+    settings = load_settings(cwd, environ=env)
+    found = settings.first("model", str)
+    if found is not None:
+        value, file = found
+        source: Source = "user settings" if file.scope == "user" else "project settings"
+        try:
+            model = model_from_spec(value, environ=env)
+        except ValueError as exc:
+            raise ValueError(f"{file.path}: {exc}") from exc
+        return ResolvedModel(model, source, spec=value.strip(), problems=settings.problems)
+    server = detect_local_server(local_servers) if detect else None
+    if server is not None and server.models:
+        from .openai_chat import OpenAIChatModel  # noqa: PLC0415
+
+        name = server.models[0]
+        spec_text = f"{server.provider}:{name}"
+        notice = (f"agent_ext: using {spec_text} found at {server.url} "
+                  f"(set {MODEL_ENV} to choose another)")
+        model = OpenAIChatModel(name, base_url=server.url.rstrip("/") + "/v1",
+                                provider=server.provider)
+        return ResolvedModel(model, "detected", notice, spec_text, settings.problems)
+    from .demo import DemoModel  # noqa: PLC0415
+
+    notice = DEMO_NOTICE
+    if server is not None:
+        notice = (f"agent_ext: {server.provider} at {server.url} lists no models; load one there "
+                  f"or set {MODEL_ENV}. Using the demo replay for now")
+    return ResolvedModel(DemoModel(), "demo", notice, "demo", settings.problems)
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A local model server that answered, and the models it lists (chat models first)."""
+
+    provider: str
+    url: str
+    models: tuple[str, ...]
+
+
+def detect_local_server(servers: Sequence[tuple[str, str]] = LOCAL_SERVERS, *,
+                        timeout: float = PROBE_TIMEOUT,
+                        deadline: float = DETECT_DEADLINE) -> LocalServer | None:
+    """The first server in ``servers`` that lists a model, probing all of them in parallel.
+
+    Ollama is asked ``/api/tags`` and ``/v1/models``, the others ``/v1/models``. A server that
+    answers with no models is returned only when none lists any; None when none answers within
+    ``deadline`` seconds.
+    """
+    probes = [(i, url.rstrip("/") + path) for i, (provider, url) in enumerate(servers)
+              for path in (("/api/tags", "/v1/models") if provider == "ollama"
+                           else ("/v1/models",))]
+    if not probes:
+        return None
+    end = time.monotonic() + deadline
+    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="agent_ext-detect")
+    try:
+        futures = [(i, pool.submit(_probe, url, timeout)) for i, url in probes]
+        empty: LocalServer | None = None
+        for i, (provider, url) in enumerate(servers):
+            names = _first_answer([f for j, f in futures if j == i], end)
+            if names:
+                return LocalServer(provider, url.rstrip("/"), tuple(names))
+            if names is not None and empty is None:
+                empty = LocalServer(provider, url.rstrip("/"), ())
+        return empty
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _first_answer(futures: Iterable[Future[list[str] | None]], end: float) -> list[str] | None:
+    """The first non-empty model list among ``futures`` by ``end``; [] if only empty ones came."""
+    pending = set(futures)
+    answered: list[str] | None = None
+    while pending:
+        done, pending = wait(pending, timeout=max(0.0, end - time.monotonic()),
+                             return_when=FIRST_COMPLETED)
+        if not done:
+            break
+        for future in done:
+            names = future.result()
+            if names:
+                return names
+            if names is not None:
+                answered = []
+    return answered
+
+
+def _probe(url: str, timeout: float) -> list[str] | None:
+    """The model names a server lists at ``url``; None when nothing usable answers."""
+    if not url.startswith(("http://", "https://")):
+        return None
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310
+    try:
+        with opener.open(request, timeout=timeout) as response:
+            data = json.loads(response.read(1 << 20))
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return None
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    return _model_names(data)
+
+
+def _model_names(data: Any) -> list[str] | None:
+    """Names from an OpenAI ``{"data": [{"id"}]}`` or Ollama ``{"models": [{"name"}]}`` list,
+    embedding models last (they cannot chat)."""
+    if not isinstance(data, dict):
+        return None
+    entries = data.get("data") if "data" in data else data.get("models")
+    if not isinstance(entries, list):
+        return None
+    names = [str(e.get("id") or e.get("name") or e.get("model") or "") for e in entries
+             if isinstance(e, dict)]
+    names = [n for n in names if n]
+    return sorted(names, key=lambda n: "embed" in n.lower())
