@@ -54,6 +54,9 @@ class Registry:
         self._version = 0
         self._index: tuple[int, SearchIndex] | None = None
         self._mutex = threading.RLock()
+        #: Tools a permission policy keeps out of the model's view (a bare-name deny rule).
+        #: Unlike disabled tools they stay callable, so a call gets the policy's reason.
+        self.hidden: Callable[[str], bool] = lambda name: False
 
     # -- registration -------------------------------------------------------------------------
 
@@ -141,6 +144,11 @@ class Registry:
 
     def _changed(self) -> None:
         self._version += 1
+
+    def refresh(self) -> None:
+        """Note an outside change (e.g. to ``hidden``) that alters what the model may see."""
+        with self._mutex:
+            self._changed()
 
     @property
     def version(self) -> int:
@@ -314,10 +322,14 @@ class Registry:
                 self._revealed -= {c for n in names if (c := self.resolve(n)) is not None}
             self._changed()
 
+    def listed(self, name: str) -> bool:
+        """Whether the model may learn of this tool at all (not disabled, not hidden)."""
+        return not self.is_disabled(name) and not self.hidden(name)
+
     def visible(self, name: str) -> bool:
         """Whether the model currently has this tool's declaration."""
         canonical = self.resolve(name)
-        if canonical is None or self.is_disabled(canonical):
+        if canonical is None or not self.listed(canonical):
             return False
         return not self.is_deferred(canonical) or canonical in self._revealed
 
@@ -334,7 +346,7 @@ class Registry:
     def deferred(self) -> list[str]:
         """Names of deferred, enabled tools (revealed ones included), in declaration order."""
         return [e.name for e in self._ordered()
-                if not self.is_disabled(e.name) and self.is_deferred(e.name)]
+                if self.listed(e.name) and self.is_deferred(e.name)]
 
     def deferred_summary(self) -> str:
         """The names of tools not yet revealed, for the system prompt; empty when there are none.
@@ -371,7 +383,7 @@ class Registry:
     def _search_index(self, everything: bool) -> SearchIndex:
         if not everything and self._index is not None and self._index[0] == self._version:
             return self._index[1]
-        names = self.names() if everything else self.deferred()
+        names = [n for n in self.names() if not self.hidden(n)] if everything else self.deferred()
         docs = []
         for name in names:
             tool = self._load(self._entries[name])

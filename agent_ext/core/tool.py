@@ -130,6 +130,14 @@ class ToolInvocation(Generic[P]):
         """Resolved absolute paths this call touches (what path rules match on)."""
         return []
 
+    def command(self) -> str | None:
+        """The shell command this call runs (what ``Bash(...)`` rules match on), if any."""
+        return None
+
+    def url(self) -> str | None:
+        """The URL this call fetches (what ``WebFetch(domain:...)`` rules match on), if any."""
+        return None
+
     def default_permission(self) -> Permission:
         return Permission.ALLOW if self.tool.read_only else Permission.ASK
 

@@ -349,3 +349,16 @@ def test_lazy_deferred_tool_is_not_loaded_for_declarations_or_summary() -> None:
     reg.declarations()
     assert "later" in reg.deferred_summary()
     assert calls == []
+
+
+def test_hidden_tools_leave_the_view_but_stay_callable() -> None:
+    reg = make_registry()
+    reg.register(echo_tool("shown", defer=False))
+    reg.register_external("srv", echo_tool("secret"))
+    denied = {"shown", "mcp__srv__secret"}
+    reg.hidden = lambda name: name in denied
+    reg.refresh()
+    assert [d.name for d in reg.declarations()] == ["tool_search"]
+    assert reg.deferred() == [] and reg.deferred_summary() == ""
+    assert reg.search("secret").hits == []
+    assert reg.get("shown").name == "shown"  # a call still reaches the policy, which explains
