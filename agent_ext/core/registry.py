@@ -56,7 +56,7 @@ class Registry:
         self._mutex = threading.RLock()
         #: Tools a permission policy keeps out of the model's view (a bare-name deny rule).
         #: Unlike disabled tools they stay callable, so a call gets the policy's reason.
-        self.hidden: Callable[[str], bool] = lambda name: False
+        self.hidden: Callable[[str], bool] = _never
 
     # -- registration -------------------------------------------------------------------------
 
@@ -413,3 +413,7 @@ def _import_factory(spec: str) -> Factory:
         return made
 
     return load
+
+
+def _never(_name: str) -> bool:
+    return False

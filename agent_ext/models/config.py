@@ -139,7 +139,9 @@ def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -> M
         return AnthropicModel(name, base_url=base_url, api_key=key or None)
     from .openai_chat import OpenAIChatModel  # noqa: PLC0415
 
-    return OpenAIChatModel(name, base_url=base_url, api_key=key or None, provider=provider_name)
+    # Each provider reads its own key variable, so an OpenAI key never goes to another server.
+    return OpenAIChatModel(name, base_url=base_url, api_key=key or None, provider=provider_name,
+                           api_key_env=provider.key_env or _key_env(provider_name))
 
 
 def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
@@ -179,7 +181,7 @@ def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
         notice = (f"agent_ext: using {spec_text} found at {server.url} "
                   f"(set {MODEL_ENV} to choose another)")
         model = OpenAIChatModel(name, base_url=server.url.rstrip("/") + "/v1",
-                                provider=server.provider)
+                                provider=server.provider, api_key_env=_key_env(server.provider))
         return ResolvedModel(model, "detected", notice, spec_text, settings.problems)
     from .demo import DemoModel  # noqa: PLC0415
 
@@ -276,3 +278,8 @@ def _model_names(data: Any) -> list[str] | None:
              if isinstance(e, dict)]
     names = [n for n in names if n]
     return sorted(names, key=lambda n: "embed" in n.lower())
+
+
+def _key_env(provider: str) -> str:
+    """The key variable of a keyless local server (rarely set; a placeholder is sent otherwise)."""
+    return f"{provider.upper()}_API_KEY"

@@ -239,6 +239,7 @@ def test_provider_strings_build_the_right_adapter(spec: str, cls: str, model: st
     expected: dict[str, Any] = {"base_url": base_url, "api_key": key}
     if provider is not None:
         expected["provider"] = provider
+        expected["api_key_env"] = PROVIDERS[provider].key_env or f"{provider.upper()}_API_KEY"
     assert (got_cls, got_model, kwargs) == (cls, model, expected)
 
 
@@ -335,7 +336,8 @@ def test_detected_model_is_built_for_the_servers_openai_endpoint(tmp_path: Path,
         resolve_model(cwd=tmp_path, environ={"HOME": str(tmp_path)},
                       local_servers=[("lmstudio", url)])
     assert built == [("OpenAIChatModel", "qwen2.5-coder",
-                      {"base_url": f"{url}/v1", "provider": "lmstudio"})]
+                      {"base_url": f"{url}/v1", "provider": "lmstudio",
+                       "api_key_env": "LMSTUDIO_API_KEY"})]
 
 
 def test_ollama_answering_only_the_openai_route_is_found() -> None:
@@ -397,3 +399,11 @@ def test_a_server_that_never_answers_does_not_hold_detection_up() -> None:
         assert detect_local_server([("ollama", url), ("vllm", url)]) is None
         assert time.monotonic() - start < 2
         time.sleep(0.4)  # let the probes time out before the socket closes
+
+
+def test_an_openai_key_never_goes_to_another_provider() -> None:
+    env = {"OPENAI_API_KEY": "sk-openai-secret", "DEEPSEEK_BASE_URL": "http://127.0.0.1:9/v1"}
+    model = model_from_spec("deepseek:deepseek-chat", environ=env)
+    assert model.api_key_env == "DEEPSEEK_API_KEY"  # type: ignore[attr-defined]
+    local = model_from_spec("ollama:qwen3", environ=env)
+    assert local.api_key_env == "OLLAMA_API_KEY"  # type: ignore[attr-defined]
