@@ -11,10 +11,9 @@ from agent_ext.agent.transcript import unanswered_calls
 from agent_ext.core import Kind, tool
 from agent_ext.models.anthropic_messages import AnthropicModel
 from agent_ext.models.openai_chat import OpenAIChatModel
-
-from ..fakes import SSE, FakeAnthropic, FakeOpenAI
-from ..fakes import anthropic_server as anth
-from ..fakes import openai_server as oai
+from tests.fakes import SSE, FakeAnthropic, FakeOpenAI
+from tests.fakes import anthropic_server as anth
+from tests.fakes import openai_server as oai
 
 
 @tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
