@@ -377,3 +377,14 @@ async def test_call_tool_uses_the_full_pipeline(tmp_path: Path) -> None:
     big = await a.call_tool("get_setting", {"name": "x" * 300_000})
     assert isinstance(big, ToolResult) and len(big.text) < 300_000
     assert isinstance(big.parts[0], TextPart)
+
+
+async def test_without_configuration_the_demo_replay_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EXT_MODEL", "demo")
+    events: list[ev.Event] = []
+    a = Agent(cwd=tmp_path, plugins=False, on_event=events.append)
+    assert a.model.name == "demo (replay)"
+    run = await a.run("hello, what can you do?")
+    texts = [m.parts[0].text for m in run.messages if m.role == "assistant" and m.parts]  # type: ignore[union-attr]
+    assert texts and all(t.startswith("[demo replay] ") for t in texts)
+    assert run.stop_reason == "end"
