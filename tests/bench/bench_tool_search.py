@@ -1,9 +1,12 @@
 """Benchmark of tool_search scorers: agent_ext's index against the seed scorer and BM25.
 
-Run as ``python tests/bench/bench_tool_search.py``. It registers the sample and held-out extra
-catalogues as ``mcp__<server>__<tool>``, runs every query of ``tool_search_queries.json`` through
-each scorer, and prints top-1/top-5 overall, per category and per catalogue, then the latency of
-agent_ext's index over 1,000 tools.
+Run as ``python tests/bench/bench_tool_search.py``. It registers the sample and extra catalogues
+as ``mcp__<server>__<tool>``, runs every query of ``tool_search_queries.json`` through each scorer,
+and prints top-1/top-5 overall, per category and per catalogue, then the latency of agent_ext's
+index over 1,000 tools. Two more tables follow, each over the sample and extra catalogues plus its
+own: ``dev`` (new servers, used for tuning) and ``holdout`` (new servers and queries kept apart
+from any tuning, to estimate accuracy on unseen servers). ``--misses=sample|extra|dev|all`` lists
+misses of the tuning sets; ``--misses=holdout`` must be asked for by name.
 """
 
 from __future__ import annotations
@@ -30,23 +33,30 @@ from seed_scorer import SeedDoc, SeedIndex  # noqa: E402
 from agent_ext.core.search import SearchDoc, SearchIndex  # noqa: E402
 
 DATA = HERE / "data"
-CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.json"}
+CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.json",
+              "dev": "dev_catalogue.json", "holdout": "holdout_catalogue.json"}
+TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]
 
 
-def load_tools() -> list[dict[str, object]]:
-    """Every tool of both catalogues, each with its registered name and which catalogue."""
+def load_tools(sets: Sequence[str] = TUNING_SETS) -> list[dict[str, object]]:
+    """Every tool of the named catalogues, each with its registered name and which catalogue."""
     tools: list[dict[str, object]] = []
-    for set_name, file in CATALOGUES.items():
-        for tool in json.loads((DATA / file).read_text()):
+    for set_name in sets:
+        for tool in json.loads((DATA / CATALOGUES[set_name]).read_text()):
             tools.append({**tool, "set": set_name,
                           "registered": f"mcp__{tool['server']}__{tool['name']}"})
     return tools
 
 
-def load_queries() -> list[dict[str, object]]:
-    """The query set; ``expected`` is always a list here."""
-    queries = json.loads((DATA / "tool_search_queries.json").read_text())
+def load_split(name: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The ``dev`` or ``holdout`` queries and their catalogue: sample, extra and its own."""
+    return load_tools((*TUNING_SETS, name)), load_queries(f"{name}_queries.json")
+
+
+def load_queries(file: str = "tool_search_queries.json") -> list[dict[str, object]]:
+    """A query set; ``expected`` is always a list here."""
+    queries = json.loads((DATA / file).read_text())
     for q in queries:
         if isinstance(q["expected"], str):
             q["expected"] = [q["expected"]]
@@ -187,14 +197,21 @@ def main() -> None:
     report = evaluate(tools, queries)
     print(f"{len(tools)} tools, {len(queries)} queries; cells are top-1 % / top-5 %\n")
     print(format_table(report))
+    misses = list(report.misses)
+    for split in ("dev", "holdout"):
+        split_tools, split_queries = load_split(split)
+        split_report = evaluate(split_tools, split_queries)
+        misses += split_report.misses
+        print(f"\n{split}: {len(split_tools)} tools, {len(split_queries)} queries\n")
+        print(format_table(split_report))
     lat = latency(tools, queries)
     print(f"\nours over {lat['docs']:.0f} tools: build {lat['build_ms']:.1f} ms, query median "
           f"{lat['median_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms, max {lat['max_ms']:.2f} ms")
     shown = {a[len("--misses="):] for a in sys.argv if a.startswith("--misses=")}
     if shown:
         print("\nmisses of ours (query, expected, got):")
-        for set_name, query, expected, got in report.misses:
-            if set_name not in shown and "all" not in shown:
+        for set_name, query, expected, got in misses:
+            if set_name not in shown and ("all" not in shown or set_name == "holdout"):
                 continue
             print(f"  {query!r}: {[e.split('__')[-1] for e in expected]} -> "
                   f"{[g.split('__', 1)[-1] for g in got]}")

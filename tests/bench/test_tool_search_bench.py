@@ -9,9 +9,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_tool_search import evaluate, format_table, latency, load_queries, load_tools
+from bench_tool_search import (
+    TUNING_SETS,
+    evaluate,
+    format_table,
+    latency,
+    load_queries,
+    load_split,
+    load_tools,
+)
 
 pytestmark = pytest.mark.bench
+
+CATEGORIES = {"paraphrase", "synonym", "typo", "server", "name_fragment", "abbreviation",
+              "plural"}
 
 
 def test_catalogues_and_queries_are_consistent() -> None:
@@ -23,11 +34,30 @@ def test_catalogues_and_queries_are_consistent() -> None:
     assert len({t["server"] for t in extra}) >= 6
     queries = load_queries()
     assert len(queries) >= 300
-    categories = {"paraphrase", "synonym", "typo", "server", "name_fragment", "abbreviation",
-                  "plural"}
     for q in queries:
-        assert q["category"] in categories, q
+        assert q["category"] in CATEGORIES, q
         assert set(q["expected"]) <= registered, q  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("split", ["dev", "holdout"])
+def test_split_sets_are_new_servers_with_consistent_queries(split: str) -> None:
+    tools, queries = load_split(split)
+    registered = {str(t["registered"]) for t in tools}
+    assert len(registered) == len(tools)
+    own = [t for t in tools if t["set"] == split]
+    assert len(own) >= 100
+    servers = {t["server"] for t in own}
+    assert len(servers) >= 6
+    assert not servers & {t["server"] for t in tools if t["set"] in TUNING_SETS}
+    assert len(queries) >= 200
+    mine = {str(t["registered"]) for t in own}
+    for q in queries:
+        expected = set(q["expected"])  # type: ignore[call-overload]
+        assert q["set"] == split, q
+        assert q["category"] in CATEGORIES, q
+        assert expected <= registered, q
+        assert expected & mine, q
+    assert {q["category"] for q in queries} == CATEGORIES
 
 
 def test_ours_beats_the_seed_scorer(capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,3 +75,18 @@ def test_ours_beats_the_seed_scorer(capsys: pytest.CaptureFixture[str]) -> None:
         assert ours.top1 > seed.top1, slice_name
         assert ours.top5 > seed.top5, slice_name
     assert lat["median_ms"] < 5.0
+
+
+@pytest.mark.parametrize("split", ["dev", "holdout"])
+def test_ours_beats_the_seed_scorer_on_new_servers(
+    split: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools, queries = load_split(split)
+    report = evaluate(tools, queries)
+    if split == "dev":
+        with capsys.disabled():
+            print("\ndev\n" + format_table(report))
+    ours = report.tallies["ours"]["overall"]
+    seed = report.tallies["seed"]["overall"]
+    assert ours.top1 > seed.top1
+    assert ours.top5 > seed.top5

@@ -235,3 +235,119 @@ def test_a_thousand_docs_search_fast() -> None:
     assert out.total_matches > 5
     assert build < 2.0
     assert query < 0.5
+
+
+def test_a_tool_matching_every_query_word_beats_a_stronger_partial_match() -> None:
+    index = SearchIndex([SearchDoc("zebra_tool", "Unrelated text."),
+                         SearchDoc("paint_widget", "Paints zebra stripes on a widget.")])
+    assert names(index, "zebra stripes") == ["paint_widget", "zebra_tool"]
+
+
+def test_a_typo_that_spells_a_rare_word_also_reaches_a_common_neighbour() -> None:
+    docs = [mcp("fs", f"{verb}_file", f"{verb.title()} a file.")
+            for verb in ("read", "write", "list", "move", "delete", "copy", "stat")]
+    docs.append(mcp("web", "fill", "Fill an input field."))
+    assert names(SearchIndex(docs), "reed fille")[0] == "mcp__fs__read_file"
+
+
+def test_a_typo_is_matched_as_written_as_well_as_stemmed() -> None:
+    index = SearchIndex([
+        mcp("redis", "scan_keys", "Scan keys matching a pattern."),
+        mcp("github", "get_secret_scanning_alert", "Get a secret scanning alert."),
+    ])
+    assert names(index, "reids keys scan")[0] == "mcp__redis__scan_keys"
+
+
+def test_a_typo_inside_a_phrase_still_folds_the_phrase() -> None:
+    index = SearchIndex([
+        mcp("gitlab", "get_merge_request", "Get a merge request."),
+        mcp("git", "git_merge", "Merge a branch."),
+        mcp("web", "network_requests", "List network requests."),
+    ])
+    assert names(index, "merge reqest")[0] == "mcp__gitlab__get_merge_request"
+
+
+def test_a_short_tag_glued_to_a_name_word_is_read_off() -> None:
+    index = SearchIndex([
+        mcp("gdrive", "gsheets_read", "Read data from a range of cells."),
+        mcp("db", "read_table", "Read rows from a table."),
+        mcp("redis", "smembers", "Get all values of a set."),
+        mcp("team", "get_team", "Get a team."),
+    ])
+    assert names(index, "read sheets")[0] == "mcp__gdrive__gsheets_read"
+    assert names(index, "members")[0] == "mcp__redis__smembers"
+
+
+def test_the_server_name_inside_a_tool_name_counts_as_the_server() -> None:
+    index = SearchIndex([
+        mcp("vercel", "deploy_to_vercel", "Deploy the current project."),
+        mcp("vercel", "list_deployments", "List deployments of a project."),
+        mcp("vercel", "get_deployment", "Get a deployment."),
+    ])
+    assert names(index, "vercel deployments")[0] == "mcp__vercel__list_deployments"
+
+
+def test_a_query_without_a_verb_wants_a_reading_tool() -> None:
+    index = SearchIndex([
+        mcp("trello", "get_boards", "Retrieve all boards the user can see."),
+        mcp("trello", "add_list_to_board", "Add a new list to a board."),
+        mcp("trello", "set_active_board", "Set the board other tools act on."),
+    ])
+    assert names(index, "trello boards")[0] == "mcp__trello__get_boards"
+
+
+def test_the_query_verb_family_outranks_another_family() -> None:
+    index = SearchIndex([
+        mcp("t", "card_comments_fetch", "Fetch the comments on a card."),
+        mcp("t", "card_comments_new", "Write a comment on a card."),
+    ])
+    assert names(index, "comment on a card")[0] == "mcp__t__card_comments_new"
+    assert names(index, "read card comments")[0] == "mcp__t__card_comments_fetch"
+
+
+def test_open_before_a_plural_is_a_state_not_a_verb() -> None:
+    index = SearchIndex([
+        mcp("gitlab", "create_merge_request", "Create a new merge request."),
+        mcp("gitlab", "list_merge_requests", "List merge requests, filtered by state."),
+        mcp("gitlab", "get_merge_request", "Get a merge request."),
+    ])
+    assert names(index, "open merge requests")[0] == "mcp__gitlab__list_merge_requests"
+    assert names(index, "open a merge request")[0] != "mcp__gitlab__list_merge_requests"
+
+
+def test_a_server_of_mostly_get_tools_keeps_get_as_a_verb() -> None:
+    index = SearchIndex([mcp("figma", name, text) for name, text in (
+        ("get_file", "Get a file."), ("get_comments", "Get the comments on a file."),
+        ("get_images", "Render images."), ("get_styles", "Get styles."),
+        ("post_comment", "Post a comment on a file."))])
+    assert names(index, "leave a comment on a design")[0] == "mcp__figma__post_comment"
+
+
+def test_plural_and_singular_names_follow_the_query() -> None:
+    index = SearchIndex([
+        mcp("notion", "API-get-user", "Retrieve a user."),
+        mcp("notion", "API-get-users", "List all users."),
+    ])
+    assert names(index, "notion users")[0] == "mcp__notion__API-get-users"
+    assert names(index, "notion user")[0] == "mcp__notion__API-get-user"
+
+
+def test_a_re_verb_repeats_the_verb_as_an_update() -> None:
+    index = SearchIndex([
+        mcp("cal", "create-event", "Create a calendar event."),
+        mcp("cal", "update-event", "Update a calendar event."),
+        mcp("cal", "delete-event", "Delete a calendar event."),
+    ])
+    assert names(index, "reschedule a meeting")[0] == "mcp__cal__update-event"
+
+
+def test_a_stop_word_joins_its_neighbour_into_a_name_word() -> None:
+    index = SearchIndex([
+        mcp("ms", "list-todo-tasks", "List tasks in a list."),
+        mcp("ms", "create-todo-task", "Create a task in a list."),
+        mcp("shop", "add_line_item", "Add an item to an order."),
+        mcp("pd", "list_oncalls", "List who is on call."),
+        mcp("hooks", "call_webhook", "Call a webhook."),
+    ])
+    assert names(index, "add a to-do item")[0] == "mcp__ms__create-todo-task"
+    assert names(index, "who is on call")[0] == "mcp__pd__list_oncalls"

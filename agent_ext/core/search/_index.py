@@ -1,13 +1,17 @@
 """The scorer: weighted fields per tool, an inverted index, and query terms with variants.
 
-A query word matches a tool through its exact stem, an equivalent spelling, a related word, or
-(when the word is unknown) a near spelling; each route has a weight below 1, and each field a
-weight (name > server/prefix > hint > description > parameters). Rare words count more than
-common ones, and a tool whose name the query covers well gets a bonus.
+A query word matches a tool through its exact stem, an equivalent spelling, a related word, or a
+near spelling; each route has a weight below 1, and each field a weight (name > server/prefix >
+hint > description > parameters). A term counts as much as its best-matching form is rare. A
+tool's score then grows with how much of the query it matches and how much of its name the query
+covers, and is nudged by what the query's verb asks (a read, a create, ...) against the verb of
+the name, and by plural against singular.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -17,22 +21,39 @@ from typing import Any
 from ._lexicon import Item, Lexicon
 from ._model import SearchDoc, SearchHit, SearchOutcome
 from ._tokens import NAME_FILLERS, STOPWORDS, bigrams, damerau_within, split_words, strip_token
+from ._vocab import (
+    ADJECTIVE_VERBS,
+    MANY_FAMILIES,
+    NOUN_VERB_CUES,
+    NOUN_VERB_FAMILIES,
+    READ_FAMILIES,
+)
 
-NAME, NAME_SOFT, SERVER, HINT, DESC_HEAD, DESC, PARAM = 1.0, 0.5, 0.55, 0.6, 0.3, 0.15, 0.15
+# Field weights: how much a match in each part of a tool counts.
+NAME, NAME_SOFT, NAME_PART = 1.0, 0.5, 0.75
+SERVER, HINT, DESC_HEAD, DESC, PARAM = 0.55, 0.6, 0.3, 0.15, 0.15
+# Term weights: part of a folded phrase, and near spellings at one and two edits.
 SOFT_TERM = 0.35
 RELATED_SCALE = 1.0
 TYPO_1, TYPO_2 = 0.7, 0.5
+TYPO_KNOWN, TYPO_KNOWN_RATIO, TYPO_KNOWN_LEN = 0.7, 3.0, 5
+MAX_TYPO_CANDIDATES = 6
+# Whole-tool factors.
 COVERAGE_BONUS = 0.3
-SERVER_BOOST = 0.5
+COORD, COORD_FULL = 1.0, 0.3
 SHARED_WORD = 0.5
-PLURAL_LIST = 0.2
+SERVER_BOOST = 0.5
 EXTERNAL_BOOST = 1.05
+IMPLIED_READ, IMPLIED_MANY = 0.05, 0.1
+ACTION_CONFLICT = 0.1
+NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
+# Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
-MAX_TYPO_CANDIDATES = 6
+GLUED_MIN = 4
 
 _LEXICON = Lexicon.build()
-_LIST = _LEXICON.normalize("list")
+_UPDATE = _LEXICON.normalize("update")
 
 
 _Parsed = tuple[SearchDoc, dict[str, list[Item]]]
@@ -40,6 +61,8 @@ _Parsed = tuple[SearchDoc, dict[str, list[Item]]]
 
 @dataclass
 class _Term:
+    """One query word with the index words it may match, each at a weight."""
+
     word: str
     raw: str
     variants: dict[str, float]
@@ -49,12 +72,21 @@ class _Term:
 
 @dataclass
 class _DocInfo:
+    """What ranking needs of a tool beyond its postings.
+
+    ``action`` holds the families of the name's first verb, ``actions`` those of all its verbs,
+    and ``number`` whether each name word is written as a plural.
+    """
+
     name: str
     lower_name: str
     external: bool
     name_words: frozenset[str]
     core_size: int
     server_words: frozenset[str]
+    action: frozenset[str]
+    actions: frozenset[str]
+    number: dict[str, bool]
 
 
 def _split_name(doc: SearchDoc) -> tuple[str, str]:
@@ -94,6 +126,25 @@ def _head_and_rest(description: str) -> tuple[str, str]:
     return text[:cut], " ".join(rest[:MAX_DESC_WORDS])
 
 
+def _in_phrase(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is part of a vocabulary phrase."""
+    for start in range(max(0, i - _LEXICON.longest_phrase + 1), i + 1):
+        found = _LEXICON.phrase_at(words, start)
+        if found is not None and start + found[1] > i:
+            return True
+    return False
+
+
+def _is_plural(raw: str, word: str) -> bool:
+    """Whether a written word is the plural of its stem (``boards``, ``repos``, not ``status``)."""
+    return raw.endswith("s") and raw != word and len(raw) > 3 and not raw.endswith("ss")
+
+
+def _plural(term: _Term) -> bool:
+    """Whether the query wrote this term as a plural noun."""
+    return _is_plural(term.raw, term.word)
+
+
 class SearchIndex:
     """Ranks registered tools for a short natural-language or keyword query."""
 
@@ -103,11 +154,11 @@ class SearchIndex:
         parsed = [self._parse_doc(doc) for doc in docs]
         prefixes = self._server_prefixes(parsed)
         vocab = {item.word for p in parsed for items in p[1].values() for item in items}
+        self._prose = {item.word for p in parsed for f in ("hint", "head", "rest")
+                       for item in p[1][f]}
         for i, (doc, fields) in enumerate(parsed):
             self._add_doc(i, doc, fields, prefixes.get(_split_name(doc)[0] or (doc.server or "")),
                           vocab)
-        n = len(self._docs)
-        self._idf = {w: math.log(1.0 + n / len(p)) for w, p in self._postings.items()}
         self._name_vocab = {
             w for w, p in self._postings.items() if any(core for _, _, core in p)
         }
@@ -137,7 +188,8 @@ class SearchIndex:
         """Per server, a leading word most of its tool names share (``browser_``, ``jira_``).
 
         Such a word says which server a tool is from, not what it does, so it is weighted like
-        the server name and left out of name coverage.
+        the server name and left out of name coverage. A verb is never one: a server whose tools
+        are mostly ``get_*`` still gets things.
         """
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         sizes: Counter[str] = Counter()
@@ -147,7 +199,7 @@ class SearchIndex:
                 continue
             sizes[key] += 1
             lead = next((it.word for it in fields["tool"] if not it.soft), None)
-            if lead is not None:
+            if lead is not None and lead not in _LEXICON.actions:
                 counts[key][lead] += 1
         return {
             key: {w for w, c in counts[key].items() if c >= PREFIX_SHARE * sizes[key]}
@@ -157,15 +209,26 @@ class SearchIndex:
 
     def _add_doc(self, i: int, doc: SearchDoc, fields: dict[str, list[Item]],
                  prefixes: set[str] | None, vocab: set[str]) -> None:
+        """Post every word of a tool at the weight of its best field, and note its name's shape.
+
+        A server word or shared prefix inside a name says where the tool is from, so it weighs
+        as the server does; parts of glued or compound name words stand in for them.
+        """
         weights: dict[str, float] = {}
         core: set[str] = set()
+        actions: list[frozenset[str]] = []
+        number: dict[str, bool] = {}
+        parts: set[str] = set()
+        servers = {it.word for it in fields["server"]}
+        servers.update(p for w in list(servers) for p in self._glued_parts(w, vocab))
+        server_like = servers | (prefixes or set())
 
         def put(word: str, weight: float) -> None:
             if weights.get(word, 0.0) < weight:
                 weights[word] = weight
 
         for item in fields["tool"]:
-            if prefixes and item.word in prefixes:
+            if item.word in server_like:
                 put(item.word, SERVER)
             elif item.soft:
                 put(item.word, NAME_SOFT)
@@ -173,18 +236,46 @@ class SearchIndex:
                 put(item.word, NAME)
                 if item.raw not in NAME_FILLERS:
                     core.add(item.word)
-                for part in self._compound_parts(item.word, vocab):
-                    put(part, NAME_SOFT)
+                    number.setdefault(item.word, _is_plural(item.raw, item.word))
+                    families = _LEXICON.actions.get(item.word)
+                    if families:
+                        actions.append(families)
+                for part in self._glued_parts(item.word, vocab) or \
+                        self._compound_parts(item.word, vocab):
+                    put(part, NAME_PART)
+                    parts.add(part)
         for field_name, weight in (("server", SERVER), ("hint", HINT), ("head", DESC_HEAD),
                                    ("rest", DESC), ("param", PARAM)):
             for item in fields[field_name]:
                 put(item.word, weight)
         for word, weight in weights.items():
-            self._postings[word].append((i, weight, word in core))
-        servers = {it.word for it in fields["server"]}
+            self._postings[word].append((i, weight, word in core or word in parts))
         name_words = {w for w, fw in weights.items() if fw >= NAME_SOFT} | servers
         self._docs.append(_DocInfo(doc.name, doc.name.lower(), doc.external,
-                                   frozenset(name_words), len(core) or 1, frozenset(servers)))
+                                   frozenset(name_words), len(core) or 1, frozenset(servers),
+                                   actions[0] if actions else frozenset(),
+                                   frozenset().union(*actions), number))
+
+    def _glued_parts(self, word: str, vocab: set[str]) -> list[str]:
+        """The words after a one- or two-letter tag glued to a made-up name word.
+
+        ``smembers`` is members, ``gdrive`` drive, ``hgetall`` get and all. A word the catalogue's
+        prose uses is a real word and stays whole (``scan``, ``stable``).
+        """
+        if len(word) < GLUED_MIN or not word.isalpha() or word in self._prose \
+                or _LEXICON.known(word):
+            return []
+        for cut in (1, 2):
+            rest = word[cut:]
+            if len(rest) < 3:
+                break
+            norm = _LEXICON.normalize(rest)
+            if norm in self._prose or _LEXICON.known(norm):
+                return [norm]
+            parts = self._compound_parts(rest, vocab)
+            if parts:
+                return parts
+        return []
 
     @staticmethod
     def _compound_parts(word: str, vocab: set[str]) -> list[str]:
@@ -199,6 +290,15 @@ class SearchIndex:
             ):
                 return [left_n, right_n]
         return []
+
+    def _near(self, item: Item) -> dict[str, float]:
+        """Near spellings of an unknown query word, as stemmed or as written (``reids``: redis)."""
+        found = self._typos(item.word, len(item.raw))
+        if item.raw != item.word and item.raw.isalpha():
+            for cand, w in self._typos(item.raw, len(item.raw)).items():
+                if found.get(cand, 0.0) < w:
+                    found = {**found, cand: w}
+        return found
 
     def _typos(self, word: str, raw_len: int) -> dict[str, float]:
         """Index words within one edit (two for long words) of an unknown query word."""
@@ -232,8 +332,24 @@ class SearchIndex:
             self._typo_cache[word] = best
         return best
 
+    def _common_neighbours(self, word: str, raw_len: int) -> dict[str, float]:
+        """Near spellings of an indexed word that are far more common than it (``fille``: file).
+
+        A typo can spell another real word; when that word is rare and its neighbour common, the
+        neighbour was more likely meant, so it joins at a low weight.
+        """
+        mine = len(self._postings.get(word, ()))
+        return {cand: w * TYPO_KNOWN for cand, w in self._typos(word, raw_len).items()
+                if len(self._postings[cand]) >= TYPO_KNOWN_RATIO * max(1, mine)}
+
     def _terms(self, query: str) -> list[_Term]:
+        """The query's terms: runs of words between required ones, each run folded and read.
+
+        Stop words stay inside a run, where they may be part of a phrase (``drag and drop``) or
+        of a name word (``to do``).
+        """
         runs: list[tuple[list[str], bool]] = []
+        leading: list[str] = []
         for raw in query.split():
             token = strip_token(raw)
             required = token.startswith("+")
@@ -243,25 +359,63 @@ class SearchIndex:
             if len(low) < 2 or low in STOPWORDS:
                 if runs and not runs[-1][1]:
                     runs[-1][0].append(low)
+                elif not runs:
+                    leading.append(low)
                 continue
             words = split_words(token)
+            if not runs and not required:
+                words = leading + words
             if required or not runs or runs[-1][1]:
                 runs.append((words, required))
             else:
                 runs[-1][0].extend(words)
         terms: dict[str, _Term] = {}
         for words, required in runs:
-            items = self._split_unknown(self._join_compounds(_LEXICON.items(words)))
+            joined, parts = self._join_stopwords(self._mend_phrases(words))
+            items = self._split_unknown(self._join_compounds(_LEXICON.items(joined))) + parts
             for item in items:
                 term = self._term(item, required)
                 old = terms.get(item.word)
                 if old is None or old.weight < term.weight:
                     terms[item.word] = term
-        plural = any(t.raw.endswith("s") and t.word != t.raw and len(t.raw) > 3
-                     for t in terms.values())
-        if plural and PLURAL_LIST > 0 and _LIST not in terms:
-            terms[_LIST] = _Term(_LIST, "", {_LIST: 1.0}, PLURAL_LIST, required=False)
         return list(terms.values())
+
+    def _mend_phrases(self, words: list[str]) -> list[str]:
+        """Misspelt words put right where the right spelling completes a phrase (``merge reqest``).
+
+        Phrases fold before typos are looked at, so a typo inside one would split it.
+        """
+        out = list(words)
+        for i, word in enumerate(words):
+            if len(word) < 4 or not word.isalpha() or not self._unknown(_LEXICON.normalize(word)):
+                continue
+            for cand in self._typos(_LEXICON.normalize(word), len(word)):
+                trial = [*out[:i], cand, *out[i + 1 :]]
+                if _in_phrase(trial, i):
+                    out = trial
+                    break
+        return out
+
+    def _join_stopwords(self, words: list[str]) -> tuple[list[str], list[Item]]:
+        """A stop word and its neighbour that together spell a name word (``on call``, ``to do``).
+
+        A neighbour that is no stop word stays as a soft item, for tools that write the two apart.
+        """
+        out: list[str] = []
+        parts: list[Item] = []
+        i = 0
+        while i < len(words):
+            if i + 1 < len(words) and (words[i] in STOPWORDS or words[i + 1] in STOPWORDS):
+                joined = words[i] + words[i + 1]
+                if _LEXICON.normalize(joined) in self._name_vocab:
+                    out.append(joined)
+                    parts.extend(Item(_LEXICON.normalize(w), soft=True, raw=w)
+                                 for w in words[i : i + 2] if w not in STOPWORDS)
+                    i += 2
+                    continue
+            out.append(words[i])
+            i += 1
+        return out, parts
 
     def _join_compounds(self, items: list[Item]) -> list[Item]:
         """Adjacent words that together spell one name word (``data base``) become that word."""
@@ -283,22 +437,23 @@ class SearchIndex:
         return word not in self._postings and not _LEXICON.known(word)
 
     def _split_unknown(self, items: list[Item]) -> list[Item]:
-        """An unknown word with no near spelling, read as two known words (``overwrite``).
+        """An unknown word read as known ones: ``reschedule`` (schedule, again) or ``overwrite``.
 
-        A leading ``re`` is read as a repeat of the rest (``rerun``: run).
+        A leading ``re`` before a known verb is a repeat of it, which is a kind of update; other
+        words with no near spelling may be two known words glued together.
         """
         out: list[Item] = []
         for item in items:
             word = item.word
-            if item.soft or len(word) < 5 or not word.isalpha() or not self._unknown(word) \
-                    or self._typos(word, len(item.raw)):
+            if item.soft or len(word) < 5 or not word.isalpha() or not self._unknown(word):
                 out.append(item)
                 continue
+            again = self._again(word)
+            if again:
+                out.extend((Item(again, raw=again), Item(_UPDATE)))
+                continue
             parts: list[str] = []
-            rest = _LEXICON.normalize(word[2:]) if word.startswith("re") else ""
-            if rest and not self._unknown(rest):
-                parts = [rest]
-            else:
+            if not self._typos(word, len(item.raw)):
                 for cut in range(3, len(word) - 2):
                     left, right = _LEXICON.normalize(word[:cut]), _LEXICON.normalize(word[cut:])
                     if not self._unknown(left) and not self._unknown(right):
@@ -307,13 +462,24 @@ class SearchIndex:
             out.extend([Item(p, raw=p) for p in parts] or [item])
         return out
 
+    def _again(self, word: str) -> str:
+        """The verb an unknown ``re`` word repeats (``redeploy``: deploy), or ``""``."""
+        if not word.startswith("re") or len(word) < 6:
+            return ""
+        rest = _LEXICON.normalize(word[2:])
+        return rest if rest in _LEXICON.actions else ""
+
     def _term(self, item: Item, required: bool) -> _Term:
+        """A query item with its variants: near spellings, then words related to any of them."""
         variants: dict[str, float] = {item.word: 1.0}
         sources = [(item.word, 1.0)]
         if self._unknown(item.word):
-            typos = self._typos(item.word, len(item.raw))
+            typos = self._near(item)
             variants.update(typos)
             sources.extend(typos.items())
+        elif len(item.raw) >= TYPO_KNOWN_LEN and not item.soft:
+            sources.extend(self._common_neighbours(item.word, len(item.raw)).items())
+            variants.update(sources[1:])
         for source, base in sources:
             for rel, w in _LEXICON.related.get(source, {}).items():
                 weight = base * w * RELATED_SCALE
@@ -326,24 +492,10 @@ class SearchIndex:
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
-        n = len(self._docs)
-        claims: dict[int, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
-        for term in terms:
-            best: dict[int, tuple[float, float, str]] = {}
-            for variant, vw in term.variants.items():
-                for doc, fw, core in self._postings.get(variant, ()):
-                    s = fw * vw
-                    cur = best.get(doc)
-                    if cur is None or s > cur[0]:
-                        best[doc] = (s, vw if core else 0.0, variant)
-            if not best:
-                continue
-            idf = math.log(1.0 + n / len(best)) * term.weight
-            for doc, (s, covered, variant) in best.items():
-                claims[doc].setdefault(variant, []).append((s * idf, covered * term.weight))
+        claims, matched, total = self._claims(terms)
         required = [t for t in terms if t.required]
         named = {t.word for t in terms if t.weight == 1.0}
-        ranked: list[tuple[float, str]] = []
+        base: list[tuple[float, int, float]] = []
         for doc, mine in claims.items():
             info = self._docs[doc]
             if required and not all(self._has_in_name(info, t) for t in required):
@@ -352,19 +504,113 @@ class SearchIndex:
             for shared in mine.values():
                 if len(shared) > 1:
                     shared.sort(reverse=True)
-                score += shared[0][0] + SHARED_WORD * sum(v[0] for v in shared[1:])
+                    score += SHARED_WORD * sum(v[0] for v in shared[1:])
+                score += shared[0][0]
                 covered += shared[0][1]
-            coverage = min(1.0, covered / info.core_size)
-            final = score * (1.0 + COVERAGE_BONUS * coverage)
+            score *= (matched[doc] / total) ** COORD
             if info.external:
-                final *= EXTERNAL_BOOST
+                score *= EXTERNAL_BOOST
             if info.server_words & named:
-                final *= 1.0 + SERVER_BOOST
-            if final > 0:
-                ranked.append((final, info.name))
-        ranked.sort(key=lambda p: (-round(p[0], 9), p[1]))
-        top = [SearchHit(name, round(score, 4)) for score, name in ranked[: max(0, limit)]]
-        return SearchOutcome(top, len(ranked))
+                score *= 1.0 + SERVER_BOOST
+            base.append((score, doc, min(1.0, covered / info.core_size)))
+        if not base or limit <= 0:
+            return SearchOutcome([], len(base))
+        # The remaining factors lie within [low, high]; a tool whose best case is below the
+        # limit-th worst case cannot reach the top, so it is counted but not scored further.
+        low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT)
+        high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY)
+        cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
+        verbs = self._query_actions(query)
+        many = verbs is None and any(_plural(t) for t in terms)
+        numbered = [(t.word, _plural(t)) for t in terms if t.raw]
+        ranked: list[tuple[float, str]] = []
+        for score, doc, coverage in base:
+            if score < cut:
+                continue
+            info = self._docs[doc]
+            final = score * (1.0 + COVERAGE_BONUS * coverage)
+            agree = sum((1 if plural == info.number[word] else -1)
+                        for word, plural in numbered if word in info.number)
+            if agree:
+                final *= 1.0 + (NUMBER_AGREE if agree > 0 else -NUMBER_CLASH)
+            if verbs is None:
+                if not info.action or info.action & READ_FAMILIES:
+                    final *= 1.0 + IMPLIED_READ + (IMPLIED_MANY if many and info.action &
+                                                   MANY_FAMILIES else 0.0)
+            elif info.actions and not info.actions & verbs:
+                final *= 1.0 - ACTION_CONFLICT
+            ranked.append((final, info.name))
+        best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
+        top = [SearchHit(name, round(score, 4)) for score, name in best]
+        return SearchOutcome(top, len(base))
+
+    def _claims(self, terms: list[_Term]) -> tuple[
+            dict[int, dict[str, list[tuple[float, float]]]], dict[int, float], float]:
+        """Per tool, each index word's claims by query terms as (score, name coverage); per
+        tool, how much of the query it matches; and how much of the query matches anything.
+
+        A term is as rare as its best-matching form: a word with many weak relatives is not
+        taken for a common one. A term no tool matches says nothing about any tool.
+        """
+        n = len(self._docs)
+        claims: dict[int, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
+        matched: dict[int, float] = defaultdict(float)
+        total = 0.0
+        for term in terms:
+            best: dict[int, tuple[float, float, float, str]] = {}
+            for variant, vw in term.variants.items():
+                for doc, fw, core in self._postings.get(variant, ()):
+                    s = fw * vw
+                    cur = best.get(doc)
+                    if cur is None or s > cur[0]:
+                        best[doc] = (s, vw, vw if core else 0.0, variant)
+            if not best:
+                continue
+            total += term.weight
+            strongest = max(v[1] for v in best.values())
+            df = sum(1 for v in best.values() if v[1] >= strongest)
+            idf = math.log(1.0 + n / df) * term.weight
+            for doc, (s, _, covered, variant) in best.items():
+                claims[doc].setdefault(variant, []).append((s * idf, covered * term.weight))
+                matched[doc] += term.weight * min(1.0, s / COORD_FULL)
+        return claims, matched, total
+
+    def _query_actions(self, query: str) -> frozenset[str] | None:
+        """The action families of the query's verb, or None when it names no verb.
+
+        The verb is the first word with a family, unless written as a plural (``lists on the
+        board``), a participle (``cards assigned to me``, ``code scanning alerts``) or an
+        adjective before a plural (``open merge requests``). A ``re`` word also updates
+        (``reschedule``). A first word of no family followed by a determiner or preposition is a
+        noun used as a verb (``comment on an issue``, ``page the on-call``), which makes or sends
+        that thing.
+        """
+        tokens = [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+        content = 0
+        for i, tok in enumerate(tokens):
+            if len(tok) < 2 or tok in STOPWORDS:
+                continue
+            content += 1
+            word = _LEXICON.normalize(tok)
+            families = _LEXICON.actions.get(word)
+            if families is None and self._unknown(word):
+                again = self._again(word)
+                if again:
+                    return _LEXICON.actions[again] | {"update"}
+            if families is None:
+                if content == 1 and i + 1 < len(tokens) and tokens[i + 1] in NOUN_VERB_CUES \
+                        and not _is_plural(tok, word) and not tok.endswith("ed"):
+                    return NOUN_VERB_FAMILIES
+                continue
+            if _is_plural(tok, word) or tok.endswith(("ed", "ing")):
+                continue
+            if word in ADJECTIVE_VERBS and any(
+                _is_plural(t, _LEXICON.normalize(t))
+                for t in itertools.takewhile(lambda t: t not in STOPWORDS, tokens[i + 1 :])
+            ):
+                return None
+            return families
+        return None
 
     @staticmethod
     def _has_in_name(info: _DocInfo, term: _Term) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ._tokens import STOPWORDS, split_words, stem
-from ._vocab import EQUIVALENTS, EXPANSIONS, RELATED
+from ._vocab import ACTION_FAMILIES, EQUIVALENTS, EXPANSIONS, OTHER_ACTIONS, RELATED
 
 
 class Item(NamedTuple):
@@ -18,11 +18,13 @@ class Item(NamedTuple):
 
 
 _CACHE_LIMIT = 1 << 17
+HOP_SCALE, HOP_MIN = 0.8, 0.45
+FAMILY_LINK = 0.5
 
 
 @dataclass
 class Lexicon:
-    """Canonical stems, phrases and related words, built once from ``_vocab``."""
+    """Canonical stems, phrases, related words and verb families, built once from ``_vocab``."""
 
     canon: dict[str, str] = field(default_factory=dict)
     phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
@@ -30,6 +32,7 @@ class Lexicon:
     related: dict[str, dict[str, float]] = field(default_factory=dict)
     targets: set[str] = field(default_factory=set)
     phrase_starts: set[str] = field(default_factory=set)
+    actions: dict[str, frozenset[str]] = field(default_factory=dict)
     _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     longest_phrase: int = 1
 
@@ -51,7 +54,34 @@ class Lexicon:
                 for b in words:
                     if b != a and links.get(b, 0.0) < weight:
                         links[b] = weight
+        lex._add_hops()
+        # Verbs of one family relate at least weakly, and each verb knows its families.
+        for family, line in ACTION_FAMILIES.items():
+            words = [lex.normalize_entry(w) for w in line.split()]
+            for a in words:
+                lex.actions[a] = lex.actions.get(a, frozenset()) | {family}
+                links = lex.related.setdefault(a, {})
+                for b in words:
+                    if b != a and links.get(b, 0.0) < FAMILY_LINK:
+                        links[b] = FAMILY_LINK
+        for w in OTHER_ACTIONS.split():
+            word = lex.normalize_entry(w)
+            lex.actions.setdefault(word, frozenset((word,)))
         return lex
+
+    def _add_hops(self) -> None:
+        """Words two links apart relate by the product of the links, when that stays strong.
+
+        ``open`` reaches ``read`` through ``get``; a weak second link adds nothing.
+        """
+        direct = {a: dict(links) for a, links in self.related.items()}
+        for a, links in direct.items():
+            mine = self.related[a]
+            for b, w1 in links.items():
+                for c, w2 in direct.get(b, {}).items():
+                    w = w1 * w2 * HOP_SCALE
+                    if c != a and w >= HOP_MIN and mine.get(c, 0.0) < w:
+                        mine[c] = w
 
     def _entry(self, entry: str, target: str | None) -> str:
         parts = tuple(stem(w) for w in entry.split("_"))
@@ -102,7 +132,7 @@ class Lexicon:
             self._cache[word] = hit
         return hit
 
-    def _phrase_at(self, words: list[str], i: int) -> tuple[str, int] | None:
+    def phrase_at(self, words: list[str], i: int) -> tuple[str, int] | None:
         """The longest vocabulary phrase starting at ``words[i]``, as (target, length)."""
         for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
             key = tuple(self._word(w)[0] for w in words[i : i + size])
@@ -122,7 +152,7 @@ class Lexicon:
         while i < len(words):
             w = words[i]
             s, canon = self._word(w)
-            found = self._phrase_at(words, i) if s in self.phrase_starts else None
+            found = self.phrase_at(words, i) if s in self.phrase_starts else None
             if found is not None:
                 target, size = found
                 out.append(Item(target, soft=False, raw=" ".join(words[i : i + size])))

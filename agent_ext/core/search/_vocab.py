@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Spellings of one thing: every word of a line means the first one.
 EQUIVALENTS = (
-    "pr pull_request merge_request pullrequest",
+    "pr pull_request merge_request pullrequest mr",
     "repository repo",
     "directory dir folder subdirectory subfolder",
     "database db",
@@ -86,6 +86,43 @@ EQUIVALENTS = (
     "popup pop_up",
     "mouseover mouse_over",
     "keypress key_press keystroke",
+    "account acct",
+    "project proj",
+    "service svc",
+    "namespace ns",
+    "property prop props",
+    "object obj",
+    "record rec",
+    "value val",
+    "column col",
+    "table tbl",
+    "index idx",
+    "calendar cal",
+    "dashboard dash",
+    "schedule sched",
+    "monitor mon",
+    "permission perm perms",
+    "notification notif notifs",
+    "transaction txn",
+    "user usr",
+    "certificate cert",
+    "version ver",
+    "revision rev",
+    "error err",
+    "warning warn",
+    "connection conn",
+    "session sess",
+    "template tmpl",
+    "language lang",
+    "position pos",
+    "sequence seq",
+    "management mgmt",
+    "manager mgr",
+    "production prod",
+    "generate gen",
+    "calculate calc",
+    "synchronize sync",
+    "identifier id",
 )
 
 # One word standing for several: each becomes a term of its own.
@@ -116,6 +153,7 @@ RELATED = (
     (0.85, "delete remove destroy erase drop purge trash discard"),
     (0.7, "cancel clear delete remove stop"),
     (0.8, "stop cancel abort halt kill terminate end interrupt"),
+    (0.6, "stop pause"),
     (0.75, "clear reset empty wipe flush"),
     (0.75, "start begin launch run trigger kick spawn"),
     (0.85, "run execute invoke call"),
@@ -177,6 +215,7 @@ RELATED = (
     (0.7, "resolve fix close"),
     (0.8, "restart reboot reload refresh"),
     (0.85, "rollback revert undo"),
+    (0.6, "rollback restore"),
     (0.6, "deploy release ship rollout"),
     (0.6, "scale resize"),
     (0.5, "viewport window size"),
@@ -270,4 +309,61 @@ RELATED = (
     (0.5, "trace span"),
     (0.6, "coupon discount promo"),
     (0.5, "ci workflow pipeline build"),
+    (0.8, "pause suspend freeze hold"),
+    (0.8, "resume unpause reactivate continue restore"),
+    (0.6, "restore recover undelete"),
+    (0.7, "ban kick block expel"),
+    (0.8, "expire expiration expiry ttl timeout"),
+    (0.7, "follower subscriber watcher"),
+    (0.6, "follow follower subscribe subscriber watch watcher"),
+    (0.7, "dependency depend blocker prerequisite"),
+    (0.6, "filter rule automation"),
+    (0.6, "security vulnerability advisory advisor audit"),
+    (0.6, "oncall rotation shift schedule"),
+    (0.55, "set put store"),
+    (0.6, "count total size number"),
+    (0.6, "switch select activate use"),
+    (0.6, "activity history event feed log"),
+    (0.7, "recent latest last newest"),
+    (0.6, "card task item"),
+    (0.5, "board project"),
 )
+
+# What a tool does to its object, by family: a query's verb and a name's verb agree when they share
+# a family. A word may sit in several (``open`` a file, a PR, a page). Words of no family here are
+# objects, qualifiers or other verbs.
+ACTION_FAMILIES = {
+    "create": "create make new add generate insert init initialize register compose draft build "
+              "write open post",
+    "read": "get fetch read show view retrieve display obtain load describe detail inspect see "
+            "check lookup info open",
+    "list": "list enumerate browse all index",
+    "search": "search find query locate discover filter scan seek",
+    "update": "update edit modify change patch alter set rename replace configure adjust mark "
+              "toggle enable disable assign manage move transition complete close resolve reopen",
+    "delete": "delete remove destroy erase drop purge trash discard archive clear cancel unset",
+    "run": "run execute invoke call trigger start launch spawn exec evaluate query",
+    "send": "send post publish submit dispatch deliver reply notify",
+    "navigate": "navigate go goto visit open browse",
+}
+# Other verbs, each a family of its own.
+OTHER_ACTIONS = (
+    "click type fill hover drag drop scroll select press tap wait download upload copy clone fork "
+    "merge commit push pull stage unstage reset checkout deploy rollback rollout restart reboot "
+    "scale approve reject refund compare convert calculate validate verify test login logout "
+    "connect disconnect subscribe unsubscribe watch star unstar follow unfollow share invite lock "
+    "unlock mute unmute pause resume restore stop kill ban kick apply retry promote acknowledge "
+    "explain count aggregate export import sync install uninstall resize print save sign track "
+    "record attach detach link unlink react pin unpin schedule book translate summarize analyze "
+    "upgrade capture screenshot snapshot play"
+)
+# The families that only look: a query naming no verb most likely wants one of these.
+READ_FAMILIES = frozenset(("read", "list", "search"))
+# The families that look at many things, for a query about a plural noun.
+MANY_FAMILIES = frozenset(("list", "search"))
+# Verbs that are also adjectives of state: before a plural they qualify it (``open issues``).
+ADJECTIVE_VERBS = frozenset(("open",))
+# Words after which a leading noun is used as a verb (``comment on``, ``email the team``).
+NOUN_VERB_CUES = frozenset(("a", "an", "the", "on", "to", "about", "for", "with", "into"))
+# What such a verb does: makes or sends the thing it names.
+NOUN_VERB_FAMILIES = frozenset(("create", "send"))
