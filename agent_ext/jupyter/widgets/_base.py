@@ -1,0 +1,122 @@
+"""The base of agent_ext's widgets: the ready message, safe message handling, static fallbacks.
+
+Widget messages can arrive on a kernel subshell thread (JupyterLab 4.4+), and output printed in
+a comm handler shows nowhere, so handlers here never print and never raise: malformed messages
+are logged and dropped, and callbacks are called as they are, on the thread the message came
+on. Callers that resume asyncio code hand over with ``loop.call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anywidget
+
+log = logging.getLogger("agent_ext.jupyter.widgets")
+log.addHandler(logging.NullHandler())
+
+
+def call_safely(callback: Callable[..., object], *args: object) -> None:
+    """Call a user callback; a failure is logged, never raised into the comm handler."""
+    try:
+        callback(*args)
+    except Exception:
+        log.exception("agent_ext widget callback %r failed", callback)
+
+
+class Widget(anywidget.AnyWidget):
+    """An anywidget with a ready signal, guarded messages and a static HTML fallback."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._lock = threading.RLock()
+        self._ready = threading.Event()
+        self._ready_callbacks: list[Callable[[], object]] = []
+        #: The IPython DisplayHandle from show() (untyped in IPython).
+        self._display_handle: Any = None
+        self.on_msg(self._receive)
+
+    # -- ready ----------------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """Whether a frontend has rendered this widget (it sent ``{"type": "ready"}``)."""
+        return self._ready.is_set()
+
+    def on_ready(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` once, when the first view renders (now, if one already has)."""
+        with self._lock:
+            if not self._ready.is_set():
+                self._ready_callbacks.append(callback)
+                return
+        call_safely(callback)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until a view renders or ``timeout`` passes; True when one did."""
+        return self._ready.wait(timeout)
+
+    # -- messages -------------------------------------------------------------------------------
+
+    def _receive(self, _widget: object, content: object, _buffers: object = None) -> None:
+        try:
+            if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+                log.warning("%s ignored a malformed message: %.200r", type(self).__name__, content)
+                return
+            if content["type"] == "ready":
+                self._mark_ready()
+            else:
+                self._handle(content["type"], content)
+        except Exception:
+            log.exception("%s could not handle a message: %.200r", type(self).__name__, content)
+
+    def _mark_ready(self) -> None:
+        with self._lock:
+            if self._ready.is_set():
+                return
+            self._ready.set()
+            callbacks, self._ready_callbacks = self._ready_callbacks, []
+        for callback in callbacks:
+            call_safely(callback)
+
+    def _handle(self, kind: str, content: dict[str, Any]) -> None:
+        """Handle a message other than ready; raising is fine (it is logged and dropped)."""
+        log.warning("%s ignored a message of type %r", type(self).__name__, kind)
+
+    # -- display and the static fallback --------------------------------------------------------
+
+    def static_html(self) -> str:
+        """The widget's current state as plain HTML, for notebooks opened without a kernel."""
+        raise NotImplementedError
+
+    def static_text(self) -> str:
+        """The widget's current state as plain text."""
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        try:
+            data = {**data, "text/plain": self.static_text(), "text/html": self.static_html()}
+        except Exception:
+            log.exception("%s could not render its static fallback", type(self).__name__)
+        return data, metadata
+
+    def show(self) -> None:
+        """Display the widget with a display id, so later state reaches the saved fallback too."""
+        from IPython import display as ipython_display  # noqa: PLC0415  (notebooks only)
+
+        show: Any = ipython_display.display
+        self._display_handle = show(self, display_id=True)
+
+    def refresh_display(self) -> None:
+        """Re-publish the output (widget view plus static fallback) if shown with ``show()``."""
+        if self._display_handle is not None:
+            try:
+                self._display_handle.update(self)
+            except Exception:
+                log.exception("%s could not update its display", type(self).__name__)

@@ -1,0 +1,165 @@
+"""The ask-user widget: a question from the agent, with options and free text.
+
+The view sends ``{"type": "answer", "choices": [...], "text": ...}`` once; ``on_answer``
+callbacks get an ``Answer``. The caller shows the final state with ``show_answer`` or
+``withdraw``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import traitlets
+
+from ._assets import asset
+from ._base import Widget, call_safely, log
+from ._static import cut, esc, wrap
+
+MAX_TEXT_CHARS = 10_000
+MAX_OPTIONS = 20
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What you answered: the chosen option labels and any text."""
+
+    choices: tuple[str, ...] = ()
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"choices": list(self.choices), "text": self.text}
+
+
+def normalise_question(question: Mapping[str, Any] | str) -> dict[str, Any]:
+    """The ``question`` trait: text, options (label, description), multi_select, allow_text."""
+    raw: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
+    options = []
+    for entry in list(raw.get("options") or [])[:MAX_OPTIONS]:
+        option = {"label": entry} if isinstance(entry, str) else entry
+        if isinstance(option, Mapping) and str(option.get("label", "")).strip():
+            options.append({"label": str(option["label"]),
+                            "description": str(option.get("description") or "")})
+    return {
+        "question": str(raw.get("question") or "The agent has a question."),
+        "options": options,
+        "multi_select": bool(raw.get("multi_select", False)),
+        "allow_text": bool(raw.get("allow_text", True)) or not options,
+    }
+
+
+def parse_answer(content: dict[str, Any], question: dict[str, Any]) -> Answer:
+    """The ``Answer`` an answer message stands for; ValueError when it is malformed."""
+    choices = content.get("choices") or []
+    text = content.get("text") or ""
+    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+        raise TypeError("choices must be a list of option labels")
+    if not isinstance(text, str):
+        raise TypeError("text must be text")
+    labels = [o["label"] for o in question["options"]]
+    unknown = [c for c in choices if c not in labels]
+    if unknown:
+        raise ValueError(f"unknown choices {unknown}")
+    chosen = tuple(dict.fromkeys(choices))
+    if len(chosen) > 1 and not question["multi_select"]:
+        raise ValueError("several choices for a single-choice question")
+    text = text.strip()[:MAX_TEXT_CHARS]
+    if text and not question["allow_text"]:
+        raise ValueError("text for a question that takes none")
+    if not chosen and not text:
+        raise ValueError("an empty answer")
+    return Answer(chosen, text)
+
+
+class AskUserWidget(Widget):
+    """Asks one question; ``on_answer`` callbacks get your ``Answer``.
+
+    Callbacks run on the thread the message arrived on (possibly a subshell thread): keep them
+    to ``loop.call_soon_threadsafe(...)``. Only the first answer counts.
+    """
+
+    _esm = asset("ask_user.js")
+    _css = asset("ask_user.css")
+
+    question = traitlets.Dict().tag(sync=True)
+    answer = traitlets.Dict().tag(sync=True)
+    status = traitlets.Unicode("pending").tag(sync=True)
+
+    def __init__(self, question: Mapping[str, Any] | str, **kwargs: Any) -> None:
+        super().__init__(question=normalise_question(question), **kwargs)
+        self._answered: Answer | None = None
+        self._answer_callbacks: list[Callable[[Answer], object]] = []
+
+    @property
+    def answered(self) -> Answer | None:
+        """Your answer, once it is in."""
+        return self._answered
+
+    def on_answer(self, callback: Callable[[Answer], object]) -> None:
+        """Call ``callback(answer)`` when you answer (now, if you already have)."""
+        with self._lock:
+            if self._answered is None:
+                self._answer_callbacks.append(callback)
+                return
+            answered = self._answered
+        call_safely(callback, answered)
+
+    def show_answer(self, answer: Answer, note: str | None = None) -> None:
+        """Show the answer and lock the view."""
+        with self._lock:
+            if self._answered is None:
+                self._answered = answer
+        with self.hold_sync():
+            self.answer = {**answer.to_dict(), **({"note": note} if note else {})}
+            self.status = "answered"
+        self.refresh_display()
+
+    def withdraw(self, note: str = "This question is no longer waiting for you.") -> None:
+        """Show that the question went away unanswered."""
+        with self.hold_sync():
+            self.answer = {"note": note}
+            self.status = "cancelled"
+        self.refresh_display()
+
+    def _handle(self, kind: str, content: dict[str, Any]) -> None:
+        if kind != "answer":
+            super()._handle(kind, content)
+            return
+        answer = parse_answer(content, self.question)
+        with self._lock:
+            if self._answered is not None:
+                log.info("AskUserWidget ignored a second answer")
+                return
+            self._answered = answer
+            callbacks, self._answer_callbacks = self._answer_callbacks, []
+        for callback in callbacks:
+            call_safely(callback, answer)
+
+    # -- static fallback ------------------------------------------------------------------------
+
+    def _outcome(self) -> str:
+        if self.status == "cancelled":
+            return str(self.answer.get("note") or "This question is no longer waiting for you.")
+        answer = self._answered
+        if answer is None:
+            return "Waiting for your answer (it can be given only while the kernel runs)."
+        parts = [", ".join(answer.choices), f"“{answer.text}”" if answer.text else ""]
+        return "You answered: " + " — ".join(p for p in parts if p)
+
+    def static_html(self) -> str:
+        options = "".join(
+            f"<li><strong>{esc(o['label'])}</strong>"
+            + (f" — {esc(o['description'])}" if o["description"] else "") + "</li>"
+            for o in self.question["options"])
+        body = f"<p><strong>{esc(self.question['question'])}</strong></p>"
+        if options:
+            body += f"<ul>{options}</ul>"
+        body += f"<p>{esc(cut(self._outcome(), 2000))}</p>"
+        return wrap("ask", body)
+
+    def static_text(self) -> str:
+        lines = [str(self.question["question"])]
+        lines += [f"- {o['label']}" for o in self.question["options"]]
+        lines.append(self._outcome())
+        return "\n".join(lines)

@@ -1,0 +1,270 @@
+"""The approval widget: a proposed change or command, and your decision on it.
+
+The view sends ``{"type": "ready"}`` when it renders and one ``{"type": "decision", ...}`` when
+you decide; ``on_decision`` callbacks then get an ``agent_ext.agent.approval.Decision``. The
+approver shows the final outcome with ``show_decided`` (also for decisions made elsewhere: a
+timeout, a policy) or withdraws the request with ``withdraw``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, cast
+
+import traitlets
+
+from agent_ext.agent.approval import ApprovalRequest, Decision, Outcome, Persist
+
+from ._assets import asset
+from ._base import Widget, call_safely, log
+from ._static import cut, cut_lines, esc, jsonable, wrap
+
+#: Texts above this size are not sent to the browser whole; the diff is sent instead.
+MAX_TEXT_CHARS = 1_000_000
+MAX_FEEDBACK_CHARS = 10_000
+_OUTCOMES = ("approve", "reject", "always", "cancel")
+_PERSIST = ("session", "project")
+
+
+def unified(before: str, after: str, path: str | None) -> str:
+    """A unified diff of two texts, three lines of context."""
+    return "".join(difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=f"a/{path}" if path else "before", tofile=f"b/{path}" if path else "after", n=3))
+
+
+def request_json(request: ApprovalRequest) -> dict[str, Any]:
+    """The request as the widget's ``request`` trait: plain JSON, huge texts left out."""
+    details = {f.name: getattr(request.details, f.name) for f in fields(request.details)
+               if f.name != "extra"}
+    details["extra"] = jsonable(request.details.extra) or {}
+    original, proposed = details.get("original"), details.get("proposed")
+    too_big = sum(len(t) for t in (original, proposed) if isinstance(t, str)) > MAX_TEXT_CHARS
+    if too_big:
+        if not details.get("diff") and isinstance(original, str) and isinstance(proposed, str):
+            details["diff"] = unified(original, proposed, request.details.file_path)
+        details["original"] = details["proposed"] = None
+        details["extra"]["too_large_to_edit"] = True
+    return {
+        "call_id": request.call_id,
+        "tool_name": request.tool_name,
+        "reason": request.reason,
+        "scopes": list(request.scopes),
+        "details": details,
+    }
+
+
+def decision_json(decision: Decision, note: str | None = None) -> dict[str, Any]:
+    """A decision as the widget's ``decision`` trait (the edited text itself stays in Python)."""
+    out: dict[str, Any] = {
+        "outcome": decision.outcome,
+        "edited": decision.modified is not None,
+        "feedback": decision.feedback,
+        "scope": decision.scope,
+        "persist": decision.persist,
+    }
+    by = decision.extra.get("by")
+    if isinstance(by, str):
+        out["by"] = by
+    if note:
+        out["note"] = note
+    return out
+
+
+def parse_decision(content: dict[str, Any], request: ApprovalRequest) -> Decision:
+    """The ``Decision`` a decision message stands for; ValueError when it is malformed."""
+    outcome = content.get("outcome")
+    if outcome not in _OUTCOMES:
+        raise ValueError(f"unknown outcome {outcome!r}")
+    modified = content.get("modified")
+    feedback = content.get("feedback")
+    scope = content.get("scope")
+    persist = content.get("persist") or "session"
+    if modified is not None and not isinstance(modified, str):
+        raise ValueError("modified must be text or null")
+    if feedback is not None and not isinstance(feedback, str):
+        raise ValueError("feedback must be text or null")
+    if persist not in _PERSIST:
+        raise ValueError(f"unknown persist {persist!r}")
+    if outcome == "approve" and modified is not None:
+        if request.details.proposed is None:
+            raise ValueError("an edit came for a proposal that cannot be edited")
+        if modified == request.details.proposed:
+            modified = None
+    if outcome == "always":
+        scopes = list(request.scopes) or ["tool"]
+        scope = scopes[0] if scope is None else scope
+        if scope not in scopes:
+            raise ValueError(f"scope {scope!r} is not one of {scopes}")
+    feedback = (feedback or "").strip()[:MAX_FEEDBACK_CHARS] or None
+    return Decision(
+        outcome=cast("Outcome", outcome),
+        modified=modified if outcome == "approve" else None,
+        feedback=feedback if outcome == "reject" else None,
+        scope=cast("str | None", scope) if outcome == "always" else None,
+        persist=cast("Persist", persist),
+        extra={"by": "user"},
+    )
+
+
+def scope_label(scope: str, tool: str, path: str | None) -> str:
+    """What an "always allow" scope covers, in words (as the widget says it)."""
+    labels = {
+        "file": f"{tool} on {path}" if path else f"{tool} on this file",
+        "directory": f"{tool} in this folder",
+        "folder": f"{tool} in this folder",
+        "tool": f"every {tool} call",
+        "command": "this exact command",
+        "prefix": "commands that start like this one",
+        "server": "every tool of this server",
+    }
+    return labels.get(scope, scope)
+
+
+def describe(info: dict[str, Any], tool: str, path: str | None) -> str:
+    """The sentence for a decided request (the same words as the widget)."""
+    if info.get("note"):
+        return str(info["note"])
+    by = info.get("by")
+    you = not by or by == "user"
+    suffix = "" if you else f" ({by})"
+    outcome = info.get("outcome")
+    if outcome == "approve":
+        if not you:
+            return f"Approved{suffix}."
+        return "You approved your edited version." if info.get("edited") else "You approved this."
+    if outcome == "reject":
+        feedback = info.get("feedback")
+        said = f" Your feedback goes to the agent: “{feedback}”" if feedback else ""
+        return ("You rejected this." if you else f"Rejected{suffix}.") + said
+    if outcome == "always":
+        where = "in this project" if info.get("persist") == "project" else "for this session"
+        what = scope_label(str(info.get("scope") or "tool"), tool, path)
+        if you:
+            return f"You always allow {what} {where}. This call runs now."
+        return f"Always allowed{suffix}: {what} {where}."
+    if outcome == "cancel":
+        return "You cancelled the run." if you else f"The run was cancelled{suffix}."
+    return f"Decided: {outcome}{suffix}."
+
+
+class ConfirmDiffWidget(Widget):
+    """Shows one ``ApprovalRequest`` and reports your ``Decision``.
+
+    ``on_decision`` callbacks run on the thread the message arrived on (possibly a subshell
+    thread): keep them to ``loop.call_soon_threadsafe(...)``. Only the first decision counts.
+    """
+
+    _esm = asset("confirm_diff.js")
+    _css = asset("confirm_diff.css")
+
+    request = traitlets.Dict().tag(sync=True)
+    decision = traitlets.Dict().tag(sync=True)
+    status = traitlets.Unicode("pending").tag(sync=True)
+
+    def __init__(self, request: ApprovalRequest, **kwargs: Any) -> None:
+        super().__init__(request=request_json(request), **kwargs)
+        self.approval = request
+        self._decided: Decision | None = None
+        self._decision_callbacks: list[Callable[[Decision], object]] = []
+
+    @property
+    def decided(self) -> Decision | None:
+        """The decision that counts, once there is one (yours, or one given to show_decided)."""
+        return self._decided
+
+    def on_decision(self, callback: Callable[[Decision], object]) -> None:
+        """Call ``callback(decision)`` when you decide (now, if a decision is already in)."""
+        with self._lock:
+            if self._decided is None:
+                self._decision_callbacks.append(callback)
+                return
+            decided = self._decided
+        call_safely(callback, decided)
+
+    def show_decided(self, decision: Decision, note: str | None = None) -> None:
+        """Show the final decision and lock the view; ``note`` replaces the generated sentence."""
+        with self._lock:
+            if self._decided is None:
+                self._decided = decision
+        with self.hold_sync():
+            self.decision = decision_json(decision, note)
+            self.status = "decided"
+        self.refresh_display()
+
+    def withdraw(self, note: str = "This request is no longer waiting for you.") -> None:
+        """Show that the request went away undecided (the run ended or was cancelled)."""
+        with self.hold_sync():
+            self.decision = {"note": note}
+            self.status = "cancelled"
+        self.refresh_display()
+
+    def _handle(self, kind: str, content: dict[str, Any]) -> None:
+        if kind != "decision":
+            super()._handle(kind, content)
+            return
+        decision = parse_decision(content, self.approval)
+        with self._lock:
+            if self._decided is not None:
+                log.info("ConfirmDiffWidget ignored a second decision for %s",
+                         self.approval.call_id)
+                return
+            self._decided = decision
+            callbacks, self._decision_callbacks = self._decision_callbacks, []
+        for callback in callbacks:
+            call_safely(callback, decision)
+
+    # -- static fallback ------------------------------------------------------------------------
+
+    def _diff_text(self) -> str:
+        details = self.approval.details
+        if details.diff:
+            return details.diff
+        if details.kind == "edit" and (details.original, details.proposed) != (None, None):
+            return unified(details.original or "", details.proposed or "", details.file_path)
+        return ""
+
+    def _outcome(self) -> str:
+        if self.status == "decided" and self.decision.get("outcome"):
+            return describe(self.decision, self.approval.tool_name, self.approval.details.file_path)
+        if self.status == "cancelled":
+            return str(self.decision.get("note") or "This request is no longer waiting for you.")
+        if self._decided is not None:
+            return describe(decision_json(self._decided), self.approval.tool_name,
+                            self.approval.details.file_path)
+        return "Waiting for your decision (it can be made only while the kernel runs)."
+
+    def static_html(self) -> str:
+        details = self.approval.details
+        target = details.file_path or details.extra.get("cell_id") or ""
+        parts = [
+            f"<p><strong>{esc(details.title or f'Allow {self.approval.tool_name}?')}</strong> "
+            f"<code>{esc(self.approval.tool_name)}</code>"
+            + (f" <code>{esc(target)}</code>" if target else "") + "</p>",
+        ]
+        if self.approval.reason:
+            parts.append(f"<p>Why you were asked: {esc(self.approval.reason)}</p>")
+        if details.summary and details.summary != details.title:
+            parts.append(f"<p>{esc(details.summary)}</p>")
+        if details.command:
+            parts.append(f"<pre><code>{esc(cut(details.command, 4000))}</code></pre>")
+        diff = self._diff_text()
+        if diff:
+            parts.append(f"<pre><code>{esc(cut_lines(diff, 400))}</code></pre>")
+        parts.append(f"<p><strong>Decision:</strong> {esc(self._outcome())}</p>")
+        return wrap("confirm", "\n".join(parts))
+
+    def static_text(self) -> str:
+        details = self.approval.details
+        lines = [details.title or f"Allow {self.approval.tool_name}?"]
+        if self.approval.reason:
+            lines.append(f"Why you were asked: {self.approval.reason}")
+        if details.command:
+            lines.append(f"$ {cut(details.command, 4000)}")
+        diff = self._diff_text()
+        if diff:
+            lines.append(cut_lines(diff, 200))
+        lines.append(f"Decision: {self._outcome()}")
+        return "\n".join(lines)
