@@ -17,7 +17,9 @@ from typing import Any, Literal, TypeVar
 
 from agent_ext.core import Registry, TextPart, ToolContext, ToolResult
 from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
+from agent_ext.core.interaction import Asker
 from agent_ext.core.plugins import load_plugins
+from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -29,8 +31,11 @@ from agent_ext.models import (
 )
 from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
-from agent_ext.permissions import FixedPolicy, PermissionPolicy
+from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.tools import register_builtins
+from agent_ext.tools.shell_jobs import ShellJobs
+from agent_ext.tools.todo_write import TodoList
+from agent_ext.urls import URLRouter
 
 from . import context as ctxmod
 from . import events as ev
@@ -39,6 +44,7 @@ from .instructions import find_instructions
 from .pipeline import Pipeline, cancelled_result
 from .prompt import build_system_prompt
 from .scheduler import MAX_PARALLEL, run_batch
+from .secrets import SecretMasker
 from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
 
 T = TypeVar("T")
@@ -66,6 +72,8 @@ class Agent:
         model: Model | str | Sequence[Step] | None = None,
         *,
         cwd: str | Path = ".",
+        mode: str | None = None,
+        rules: Mapping[str, Sequence[str]] | None = None,
         approver: Approver | Callable[..., Any] | None = None,
         policy: PermissionPolicy | None = None,
         system_prompt: str = "",
@@ -91,7 +99,12 @@ class Agent:
             PolicyApprover() if approver is None
             else approver if isinstance(approver, PolicyApprover | CallbackApprover)
             else CallbackApprover(approver))
-        self.policy: PermissionPolicy = policy if policy is not None else FixedPolicy()
+        self.policy: PermissionPolicy = policy if policy is not None else RulePolicy.from_settings(
+            self.cwd, mode=mode, rules=rules)
+        if isinstance(self.policy, RulePolicy):
+            self.policy.attach(self.registry)
+            self.context.services[RulePolicy] = self.policy
+        self._startup_notices = list(getattr(self.policy, "problems", ()))
         self.system_prompt_addition = system_prompt
         self.max_turns = max_turns
         self.max_tokens = max_tokens
@@ -107,12 +120,25 @@ class Agent:
         self.sinks: list[ev.EventSink] = [on_event] if on_event else []
         self.store = SpillStore(config=budget)
         self.budget = OutputBudget(self.store)
+        self.secrets = SecretMasker()
         self._pipeline = Pipeline(self.registry, self.context, self.policy, self.approver,
-                                  self.budget, self._emit)
+                                  self.budget, self._emit, self.secrets)
+        self._add_services()
         self._inner: asyncio.Task[Any] | None = None
         self._cancel_requested = False
         self._run_lock = asyncio.Lock()
         self._closed = False
+
+    def _add_services(self) -> None:
+        """Per-session state the tools share, keyed by type in the tool context."""
+        services = self.context.services
+        services[ReadCache] = ReadCache()
+        services[EditHistory] = EditHistory(spill_dir=self.store.session_dir / "history")
+        services[URLRouter] = URLRouter()
+        services[TodoList] = TodoList()
+        asker = getattr(self.approver, "ask", None)
+        if asker is not None:
+            services[Asker] = asker
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -168,6 +194,9 @@ class Agent:
         if self.model_notice:
             self._emit(ev.Notice(self.model_notice))
             self.model_notice = None
+        for problem in self._startup_notices:
+            self._emit(ev.Notice(problem, "warning"))
+        self._startup_notices.clear()
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
         while True:
@@ -175,6 +204,7 @@ class Agent:
                 self._stop(result, "max_turns", f"stopped after {self.max_turns} model turns "
                            "(max_turns); send another prompt to continue")
                 break
+            self._background_news()
             try:
                 await self._maybe_compact()
                 response = await self._step(self._stream(self.request()))
@@ -262,6 +292,15 @@ class Agent:
         self.messages.append(Message(role="tool", tool_returns=tuple(
             ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
             for c, r in zip(tool_calls, budgeted, strict=True))))
+
+    def _background_news(self) -> None:
+        """Tell the model about background shells that finished since its last step."""
+        jobs = self.context.service(ShellJobs)
+        news = jobs.drain_notifications() if jobs is not None else []
+        if news:
+            text = "[agent_ext: background shell updates]\n" + "\n\n".join(
+                self.secrets.mask(n) for n in news)
+            self.messages.append(Message(role="user", parts=(TextPart(text),)))
 
     def _repair(self) -> None:
         """Answer calls a previous run left open (e.g. an interrupt mid-batch)."""
@@ -368,6 +407,9 @@ class Agent:
         if self._closed:
             return
         self._closed = True
+        jobs = self.context.service(ShellJobs)
+        if jobs is not None:
+            await jobs.kill_all()
         self.store.cleanup()
 
 

@@ -24,6 +24,7 @@ from agent_ext.models import ToolCall
 from agent_ext.permissions import PermissionPolicy, Verdict
 
 from .approval import ApprovalRequest, Approver, Decision, as_decision
+from .secrets import SecretMasker
 from .events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -57,6 +58,7 @@ class Pipeline:
     approver: Approver
     budget: OutputBudget
     emit: Callable[[Event], None]
+    secrets: SecretMasker = field(default_factory=SecretMasker)
     #: Set when the user cancels the run (from an approval, ``agent.cancel()`` or an interrupt).
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     controls: dict[str, ExecControl] = field(default_factory=dict)
@@ -88,7 +90,7 @@ class Pipeline:
         description = invocation.description() if invocation is not None else call.name
         self.emit(ToolCallStarted(call, description))
         if prepared.early is not None:
-            result = prepared.early
+            result = self.secrets.mask_result(prepared.early)
         elif self.cancelled.is_set():
             result = cancelled_result(call)
         else:
@@ -111,7 +113,8 @@ class Pipeline:
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
-        control = ExecControl(on_output=lambda text: self.emit(ToolOutput(call.id, text)))
+        control = ExecControl(
+            on_output=lambda text: self.emit(ToolOutput(call.id, self.secrets.mask(text))))
         self.controls[call.id] = control
         try:
             outcome: object = await invocation.execute(control)
@@ -126,7 +129,8 @@ class Pipeline:
                                      f"{tool.name} failed: {type(exc).__name__}: {exc}")
         finally:
             self.controls.pop(call.id, None)
-        return self.budget.apply(result, tool_name=tool.name,
+        # Masked before budgets so that spill files never hold a secret either.
+        return self.budget.apply(self.secrets.mask_result(result), tool_name=tool.name,
                                  max_output_chars=tool.max_output_chars,
                                  truncate_keep=tool.truncate_keep)
 

@@ -8,6 +8,13 @@ from agent_ext.core.registry import Registry
 BUILTINS: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = (
     ("tool_search", "agent_ext.tools.tool_search:ToolSearchTool", False,
      ("ToolSearch", "tool_search_tool")),
+    ("shell", "agent_ext.tools.shell:ShellTool", False, ("Bash", "run_shell_command")),
+    ("shell_output", "agent_ext.tools.shell_jobs:ShellOutputTool", True,
+     ("BashOutput", "shell_output_tool")),
+    ("shell_kill", "agent_ext.tools.shell_jobs:ShellKillTool", True, ("KillShell", "KillBash")),
+    ("todo_write", "agent_ext.tools.todo_write:TodoWriteTool", False, ("TodoWrite",)),
+    ("ask_user", "agent_ext.tools.ask_user:AskUserTool", False, ("AskUserQuestion",)),
+    ("web_fetch", "agent_ext.tools.web_fetch:WebFetchTool", True, ("WebFetch",)),
 )
 
 

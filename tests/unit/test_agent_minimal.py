@@ -102,7 +102,8 @@ async def test_scripted_run_finds_a_tool_then_calls_it(tmp_path: Path) -> None:
     assert [c.name for c, _ in run.tool_calls] == ["tool_search", "peek"]
     assert run.tool_calls[1][1].text == "value of answer"
     first, second, third = model.requests
-    assert [d.name for d in first.tools] == ["explode", "tool_search"]
+    first_tools = [d.name for d in first.tools]
+    assert "explode" in first_tools and "tool_search" in first_tools and "peek" not in first_tools
     assert "peek" in first.system and "mcp__srv__unrelated" in first.system
     assert "peek" in [d.name for d in second.tools]
     assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]

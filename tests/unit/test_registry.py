@@ -24,8 +24,12 @@ from .helpers import echo_tool
 
 
 def make_registry() -> Registry:
+    """A registry with tool_search as its only built-in, so expectations stay small."""
     reg = Registry()
     register_builtins(reg)
+    for name in reg.names():
+        if name != "tool_search":
+            reg.unregister(name)
     return reg
 
 

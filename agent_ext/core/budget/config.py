@@ -40,7 +40,9 @@ class BudgetConfig:
     max_images_per_batch: int = 8
     max_image_bytes_per_batch: int = 10 * MB
     #: Tools that page or cap their own output; spilling them first would hide the body.
-    gate_exempt_tools: frozenset[str] = frozenset({"read_file", "read_mcp_resource"})
+    #: Tools that bound their own output (read_file pages, web_fetch has max_chars).
+    gate_exempt_tools: frozenset[str] = frozenset({"read_file", "read_mcp_resource",
+                                                   "web_fetch"})
     #: How far past its budget a result may grow (e.g. by appended context) before it is cut again.
     combined_pass_factor: int = 2
 
