@@ -108,13 +108,19 @@ class Pipeline:
             return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
                                    f"Permission denied for {invocation.description()}: "
                                    f"{decision.reason}.")
+        early = await invocation.preflight()
+        if early is not None:
+            return self.budget.apply(self.secrets.mask_result(early), tool_name=tool.name,
+                                     max_output_chars=tool.max_output_chars,
+                                     truncate_keep=tool.truncate_keep)
         if decision.verdict is Verdict.ASK:
             invocation_or_refusal = await self._ask(call, invocation, decision.reason)
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
         control = ExecControl(
-            on_output=lambda text: self.emit(ToolOutput(call.id, self.secrets.mask(text))))
+            on_output=lambda text: self.emit(ToolOutput(call.id, self.secrets.mask(text))),
+            call_id=call.id)
         self.controls[call.id] = control
         try:
             outcome: object = await invocation.execute(control)

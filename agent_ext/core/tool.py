@@ -87,6 +87,8 @@ class ExecControl:
 
     cancelled: threading.Event = field(default_factory=threading.Event)
     on_output: Callable[[str], None] | None = None
+    #: The model's id for this call (edit history and spill files name it).
+    call_id: str = ""
 
     def emit(self, text: str) -> None:
         if self.on_output is not None:
@@ -151,6 +153,14 @@ class ToolInvocation(Generic[P]):
     def classifier_input(self) -> str:
         """What an auto-mode classifier sees of this call; empty means "nothing to judge"."""
         return ""
+
+    async def preflight(self) -> ToolResult | None:
+        """A result that makes asking pointless (the call would fail), or None to go on.
+
+        Runs after a deny decision and before an approval prompt, so the user is never asked
+        about an edit that cannot land.
+        """
+        return None
 
     def with_modification(self, proposed: str) -> ToolInvocation[P] | None:
         """The call with the user's edited proposal applied, or None if it cannot take edits."""

@@ -8,6 +8,9 @@ from agent_ext.core.registry import Registry
 BUILTINS: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = (
     ("tool_search", "agent_ext.tools.tool_search:ToolSearchTool", False,
      ("ToolSearch", "tool_search_tool")),
+    ("read_file", "agent_ext.tools.read_file:ReadFileTool", False, ("Read", "read", "view", "cat")),
+    ("edit", "agent_ext.tools.edit:EditTool", False, ("Edit", "replace", "str_replace")),
+    ("write_file", "agent_ext.tools.write_file:WriteFileTool", False, ("Write", "create_file")),
     ("shell", "agent_ext.tools.shell:ShellTool", False, ("Bash", "run_shell_command")),
     ("shell_output", "agent_ext.tools.shell_jobs:ShellOutputTool", True,
      ("BashOutput", "shell_output_tool")),

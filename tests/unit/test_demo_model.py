@@ -84,7 +84,7 @@ async def test_a_whole_conversation_is_labelled_and_outlives_the_script(tmp_path
     assert "tool_search answered:" in first.text
     second = await agent.run("please read notes.txt")
     assert [(c.name, json.loads(c.arguments)) for c, _ in second.tool_calls] == [
-        ("read_file", {"path": "notes.txt"})]
+        ("read_file", {"file_path": "notes.txt"})]
     for later in ("hello again", "read it again", "and once more"):
         result = await agent.run(later)
         assert result.tool_calls == []
@@ -102,15 +102,15 @@ async def test_read_file_reports_an_unknown_tool(tmp_path: Path) -> None:
     agent = agent_for(DemoModel(), tmp_path)
     result = await agent.run("open `docs/guide.md` please")
     ((call, outcome),) = result.tool_calls
-    assert json.loads(call.arguments) == {"path": "docs/guide.md"}
+    assert json.loads(call.arguments) == {"file_path": "docs/guide.md"}
     assert outcome.is_error
-    assert result.text.startswith(PREFIX + "read_file could not be used here: No tool named")
+    assert result.text.startswith(PREFIX + "read_file could not be used here: ")
 
 
 def test_read_file_defaults_to_the_readme_and_reports_success() -> None:
     demo = DemoModel("read_file")
     first = demo.reply(request(user("read something")))
-    assert [json.loads(c.arguments) for c in first.tool_calls] == [{"path": "README.md"}]
+    assert [json.loads(c.arguments) for c in first.tool_calls] == [{"file_path": "README.md"}]
     done = demo.reply(request(user("read something"), assistant(),
                               tool_result("# Project\nIt does things.", name="read_file")))
     assert done.text == (PREFIX + "read_file returned: # Project It does things. This was a "

@@ -1,0 +1,134 @@
+"""edit: replace old_string with new_string in a file the model has read, after approval.
+
+old_string is found by the fuzzy matcher (``agent_ext.fs.matching``), which returns the file's
+own text, so a retyped quote or indent still lands on the right bytes and the result says how it
+matched; new_string is written as given. The file keeps its encoding, BOM and line endings, the
+write is atomic, and a file that changed since it was read (or while the diff waited for
+approval) is refused, not overwritten. ``cell://`` and other writable internal URLs are edited
+through the session's URL router with the same matcher.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
+from agent_ext.fs import ReadCache
+from agent_ext.fs.matching import apply_edit, find_edit
+from agent_ext.urls import ParsedURL, URLRouter
+
+from ._files import (
+    ChangeInvocation,
+    ChangePlan,
+    RefusalError,
+    edited_region,
+    gate,
+    parse_write_target,
+    read_checked,
+)
+
+
+class EditParams(Params):
+    file_path: str = Field(
+        description="The file to change: absolute, or relative to the working directory. A "
+                    "writable internal URL such as cell://<id> works too.")
+    old_string: str = Field(
+        description="The exact text to replace, copied from the file with its indentation and "
+                    "enough surrounding lines to match one place. Empty to create a new file.")
+    new_string: str = Field(description="The text to put in its place (written as given).")
+    replace_all: bool = Field(default=False,
+                              description="Replace every occurrence of old_string, not just one.")
+
+
+class EditTool(Tool[EditParams]):
+    name = "edit"
+    description = (
+        "Replace text in a file: old_string (copied exactly from the file, with enough context "
+        "to be unique) becomes new_string. Read the file with read_file first in this session; "
+        "a partial read of the region is enough. Set replace_all to change every occurrence. "
+        "With an empty old_string and a path that does not exist, creates the file. Files keep "
+        "their encoding and line endings. The user may be asked to approve the diff.")
+    kind = Kind.EDIT
+    params_model = EditParams
+    search_hint = "replace str_replace modify change patch file text"
+
+    def invocation(self, params: EditParams, ctx: ToolContext) -> EditInvocation:
+        return EditInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))
+
+
+class EditInvocation(ChangeInvocation[EditParams]):
+    """One edit: planned (read, matched, encoded) once, written after approval."""
+
+    def _plan_file(self, path: Path, cache: ReadCache) -> ChangePlan:
+        p = self.params
+        if not gate(cache, path, "editing"):
+            if p.old_string:
+                raise RefusalError(
+                    ErrorCode.FILE_NOT_FOUND,
+                    f"File not found: {path}. Check the path (relative paths start at "
+                    f"{self.ctx.cwd}); to create a new file, call edit with an empty old_string "
+                    "or use write_file.")
+            data = p.new_string.encode("utf-8")
+            return ChangePlan(target=os.fspath(path), original="", proposed=p.new_string,
+                              path=path, data=data, real=os.path.realpath(path))
+        snap = read_checked(cache, path, "editing")
+        if not p.old_string:
+            raise RefusalError(
+                ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
+                f"{path} already exists, so an empty old_string cannot create it. To change "
+                "it, put the text to replace in old_string; to replace all of it, use "
+                "write_file.")
+        new, note = _apply(snap.text.text, p)
+        return ChangePlan(target=os.fspath(path), original=snap.text.text, proposed=new,
+                          path=path, before=snap, like=snap.text, data=snap.text.encode(new),
+                          real=snap.real, note=note)
+
+    async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
+        _, scheme = router.lookup(url)
+        if scheme.read_only:
+            raise RefusalError(ErrorCode.FILE_WRITE_FAILURE,
+                               f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
+                               "be edited. Read it with read_file instead.")
+        resolved = await router.resolve(url)
+        if resolved.text is None or not resolved.full:
+            what = "is not plain text" if resolved.text is None else "resolved to a partial view"
+            raise RefusalError(ErrorCode.EDIT_PREPARATION_FAILURE,
+                               f"{url.href} {what}, so it cannot be edited as text.")
+        if not self.params.old_string:
+            raise RefusalError(ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
+                               f"{url.href} already exists, so an empty old_string cannot create "
+                               "it. Put the text to replace in old_string, or use write_file.")
+        new, note = _apply(resolved.text, self.params)
+        return ChangePlan(target=url.href, original=resolved.text, proposed=new, url=url,
+                          note=note, resolved=True)
+
+    def _message(self, plan: ChangePlan, text: str, modified: bool) -> str:
+        if plan.created:
+            head = f"Created new file {plan.target} with the provided content."
+        else:
+            head = f"The file {plan.target} has been updated."
+        if modified:
+            head += (" The user edited your proposed change before approving it, so it holds "
+                     "their version, not yours; the lines below show it around their changes. "
+                     "Take their version into account from now on.")
+            return f"{head} {edited_region(plan.proposed, text)}"
+        if plan.note:
+            head += f" {plan.note}"
+        return f"{head} {edited_region(None if plan.created else plan.original, text)}"
+
+
+def _apply(content: str, p: EditParams) -> tuple[str, str]:
+    """The content with the edit applied, and what the model should know about the match."""
+    found = find_edit(content, p.old_string, p.new_string, replace_all=p.replace_all)
+    if found.error is not None:
+        raise RefusalError(found.error, found.message)
+    new = apply_edit(content, found)
+    if new == content:
+        raise RefusalError(ErrorCode.EDIT_NO_CHANGE,
+                           "The edit leaves the content identical, so nothing was changed. Put "
+                           "the text you want in new_string.")
+    fuzzy = any(m.stage != "literal" for m in found.matches)
+    return new, found.message if fuzzy or len(found.matches) > 1 else ""

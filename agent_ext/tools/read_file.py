@@ -1,0 +1,347 @@
+"""read_file: a file's lines numbered like ``cat -n``, an image, a rendered notebook, or a URL.
+
+What the model reads is what licenses its edits, so every read is recorded in the session's
+read cache with the file's fstat taken before reading. Output is bounded here (2,000 lines by
+default, long lines cut, a character cap) and always says how to read on, so the budget layer
+leaves it alone. A full re-read of a file that has not changed since its last full read answers
+with a short "unchanged" note instead of the same text again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_ext.core import (
+    ErrorCode,
+    ExecControl,
+    ImagePart,
+    Kind,
+    Params,
+    ParamsError,
+    Part,
+    TextPart,
+    Tier,
+    Tool,
+    ToolContext,
+    ToolInvocation,
+    ToolResult,
+)
+from agent_ext.fs import LineRange, PathArg, ReadCache, Selector, decode_text, sniff_binary
+from agent_ext.urls import URLError, URLRouter
+
+from ._files import (
+    RefusalError,
+    number_lines,
+    open_regular,
+    parse_target,
+    session_service,
+    split_lines,
+)
+from ._render_ipynb import NotebookFormatError, parse_notebook, render_notebook
+
+DEFAULT_LIMIT = 2_000
+MAX_OUTPUT_CHARS = 256_000
+MAX_TEXT_BYTES = 20 * 2**20
+MAX_IMAGE_BYTES = 5 * 2**20
+IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+_SNIFF_BYTES = 8192
+
+
+class ReadFileParams(Params):
+    file_path: str = Field(
+        description="The file to read: absolute, or relative to the working directory. May end "
+                    "in a selector: a.py:10-20 (lines 10-20), a.py:-30 (the last 30 lines), "
+                    "a.py:raw (no line numbers). Internal URLs such as cell://<id> work too.")
+    offset: int | None = Field(default=None,
+                               description="The 1-based line to start at (for long files).")
+    limit: int | None = Field(default=None,
+                              description=f"How many lines to read (default {DEFAULT_LIMIT}).")
+
+
+class ReadFileTool(Tool[ReadFileParams]):
+    name = "read_file"
+    description = (
+        "Read a file. Text comes back with line numbers (cat -n style), at most "
+        f"{DEFAULT_LIMIT} lines per call; use offset and limit, or a selector such as "
+        "path:100-200, to page through long files. Images (png, jpeg, gif, webp) come back as "
+        "images and Jupyter notebooks as their cells with outputs. Read a file before you edit "
+        "it. Directories are refused (use ls).")
+    kind = Kind.READ
+    params_model = ReadFileParams
+    read_only = True
+    concurrency_safe = True
+    search_hint = "view cat open show file contents lines image notebook"
+    max_output_chars = math.inf  # bounded and paged here
+
+    def check(self, params: ReadFileParams, ctx: ToolContext) -> str | None:
+        if params.offset is not None and params.offset < 0:
+            return (f"`offset` is {params.offset}, but lines start at 1; for the last N lines "
+                    "write the path as path:-N")
+        if params.limit is not None and params.limit < 1:
+            return f"`limit` is {params.limit}; give 1 or more lines, or leave it out"
+        return None
+
+    def invocation(self, params: ReadFileParams, ctx: ToolContext) -> ReadFileInvocation:
+        target = parse_target(ctx, params.file_path)
+        selector = target.selector
+        paged = params.offset is not None or params.limit is not None
+        if selector is not None and selector.conflicts:
+            raise ParamsError("the :conflicts view is not supported; grep the file for '<<<<<<<' "
+                              "and read those lines instead")
+        if selector is not None and selector.has_lines and paged:
+            raise ParamsError(f"`file_path` has a line selector (:{selector.text}) and offset/"
+                              "limit are set too; use one or the other")
+        notebook = target.path is not None and target.path.suffix.lower() == ".ipynb"
+        if notebook and not target.raw and (paged or (selector is not None and selector.has_lines)):
+            raise ParamsError("notebooks are read whole, so offset, limit and line selectors "
+                              "do not apply to .ipynb files; leave them out (or add :raw to read "
+                              "the notebook's JSON as text)")
+        return ReadFileInvocation(self, params, ctx, target)
+
+
+class ReadFileInvocation(ToolInvocation[ReadFileParams]):
+    """One read of a file or internal URL."""
+
+    def __init__(self, tool: Tool[ReadFileParams], params: ReadFileParams, ctx: ToolContext,
+                 target: PathArg) -> None:
+        super().__init__(tool, params, ctx)
+        self.target = target
+
+    def description(self) -> str:
+        if self.target.url is not None:
+            return f"read_file {self.target.url.href}"
+        suffix = f":{self.target.selector.text}" if self.target.selector is not None else ""
+        return f"read_file {self.target.path}{suffix}"
+
+    def locations(self) -> list[Path]:
+        return [self.target.path] if self.target.path is not None else []
+
+    def tier(self) -> Tier:
+        if self.target.url is None:
+            return Tier.READ
+        try:
+            return session_service(self.ctx, URLRouter).tier_for(self.target.url)
+        except URLError:
+            return Tier.EXEC
+
+    async def execute(self, control: ExecControl) -> ToolResult:
+        if self.target.url is not None:
+            return await self._read_url()
+        assert self.target.path is not None
+        return await asyncio.to_thread(self._read_path, self.target.path)
+
+    # -- files ----------------------------------------------------------------------------------
+
+    def _read_path(self, path: Path) -> ToolResult:
+        cache = session_service(self.ctx, ReadCache)
+        try:
+            fd, st = open_regular(path)
+        except FileNotFoundError:
+            return ToolResult.fail(ErrorCode.FILE_NOT_FOUND, _not_found(path, self.ctx.cwd))
+        except RefusalError as refusal:
+            return ToolResult.fail(refusal.code, refusal.message)
+        except OSError as err:
+            return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
+                                   f"Could not read {path}: {err.strerror or err}.")
+        with os.fdopen(fd, "rb") as f:
+            if self._whole() and cache.unchanged_since_read(path, st=st):
+                return ToolResult(llm_content=_unchanged(path), display=f"{path}: unchanged",
+                                  file_paths=[os.fspath(path)])
+            head = f.read(_SNIFF_BYTES)
+            kind = sniff_binary(head)
+            limit = MAX_IMAGE_BYTES if kind in IMAGE_TYPES else MAX_TEXT_BYTES
+            if st.st_size > limit:
+                return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE, _too_big(path, st.st_size,
+                                                                                limit, kind))
+            if kind is not None and kind not in IMAGE_TYPES:
+                return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE, _binary(path, kind))
+            data = head + f.read()
+        if kind is not None:
+            cache.record_read(path, full=True, cacheable=False, st=st)
+            return ToolResult(llm_content=[ImagePart(data, IMAGE_TYPES[kind])],
+                              display=f"Read image {path} ({len(data):,} bytes)",
+                              file_paths=[os.fspath(path)])
+        if self.target.image:
+            return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
+                                   f":img shows image files; {path} is text (not png, jpeg, gif "
+                                   "or webp). Read it without :img.")
+        text = decode_text(data).text
+        if path.suffix.lower() == ".ipynb" and not self.target.raw:
+            return self._notebook(path, text, cache, st)
+        return self._text(path, text, cache, st)
+
+    def _whole(self) -> bool:
+        """Whether this call asks for the whole file, as plain numbered text."""
+        return (self.target.selector is None and self.params.offset is None
+                and self.params.limit is None)
+
+    def _notebook(self, path: Path, text: str, cache: ReadCache,
+                  st: os.stat_result) -> ToolResult:
+        try:
+            nb = parse_notebook(text)
+        except NotebookFormatError as err:
+            return ToolResult.fail(ErrorCode.NOTEBOOK_INVALID_JSON,
+                                   f"{path} is not a valid notebook: {err}. Read its text with "
+                                   f"{path}:raw.")
+        render = render_notebook(nb, source=os.fspath(path))
+        cache.record_read(path, full=not render.truncated, cacheable=False, st=st)
+        return ToolResult(llm_content=render.text, file_paths=[os.fspath(path)],
+                          display=f"Read notebook {path} ({render.cells} cells)")
+
+    def _text(self, path: Path, text: str, cache: ReadCache, st: os.stat_result) -> ToolResult:
+        lines = split_lines(text)
+        if not lines:
+            cache.record_read(path, full=True, cacheable=True, st=st)
+            return ToolResult(llm_content=f"(empty file: {path} has no content)",
+                              display=f"{path}: empty", file_paths=[os.fspath(path)])
+        ranges = self._ranges(len(lines))
+        if not ranges:
+            return ToolResult.fail(ErrorCode.INVALID_TOOL_PARAMS, self._past_end(path, len(lines)))
+        page = render_lines(lines, ranges, max_lines=self._max_lines(ranges),
+                            numbered=not self.target.raw)
+        selector = self.target.selector
+        whole = self._whole() or (selector is not None and selector.raw
+                                  and not selector.has_lines)
+        cache.record_read(path, full=whole and not page.truncated, cacheable=True, st=st)
+        return ToolResult(llm_content=page.text, file_paths=[os.fspath(path)],
+                          display=f"Read {page.summary} from {path}")
+
+    def _ranges(self, total: int) -> list[tuple[int, int]]:
+        selector = self.target.selector
+        if selector is not None and selector.has_lines:
+            return selector.resolve(total)
+        start = max(1, self.params.offset or 1)
+        if start > total:
+            return []
+        limit = self.params.limit
+        end = total if limit is None else min(total, start + limit - 1)
+        return [(start, end)]
+
+    def _max_lines(self, ranges: list[tuple[int, int]]) -> int:
+        """An explicit limit or closed line selector is honoured; anything else gets the default."""
+        selector = self.target.selector
+        if self.params.limit is not None:
+            return self.params.limit
+        if selector is not None and (selector.tail is not None or (
+                selector.ranges and all(r.end is not None for r in selector.ranges))):
+            return sum(end - start + 1 for start, end in ranges)
+        return DEFAULT_LIMIT
+
+    def _past_end(self, path: Path, total: int) -> str:
+        selector = self.target.selector
+        asked = (f"selector :{selector.text} starts" if selector is not None
+                 else f"offset {self.params.offset} is")
+        return (f"{path} has {total} line{'s' if total != 1 else ''}; {asked} past the end. "
+                f"Use an offset from 1 to {total}, or path:-50 for the last 50 lines.")
+
+    # -- internal URLs --------------------------------------------------------------------------
+
+    async def _read_url(self) -> ToolResult:
+        url = self.target.url
+        assert url is not None
+        selector = self.target.selector
+        if self.params.offset is not None or self.params.limit is not None:
+            start = max(1, self.params.offset or 1)
+            end = None if self.params.limit is None else start + self.params.limit - 1
+            selector = Selector(ranges=(LineRange(start, end),), raw=self.target.raw,
+                                text=f"{start}-{'' if end is None else end}")
+        try:
+            found = await session_service(self.ctx, URLRouter).resolve(url, selector)
+        except URLError as err:
+            return ToolResult.fail(err.code, str(err))
+        notes = [TextPart(note) for note in found.notes]
+        if found.text is not None:
+            body = found.text or f"({url.href} is empty)"
+            text = "\n\n".join([body, *(n.text for n in notes)])
+            return ToolResult(llm_content=text, display=f"Read {url.href}")
+        parts: list[Part] = [*found.parts, *notes]
+        return ToolResult(llm_content=parts, display=f"Read {url.href}")
+
+
+@dataclass(frozen=True)
+class Page:
+    """Numbered lines for the model, with notes on what was left out."""
+
+    text: str
+    summary: str
+    truncated: bool
+
+
+def render_lines(lines: list[str], ranges: list[tuple[int, int]], *,
+                 max_lines: int = DEFAULT_LIMIT, numbered: bool = True) -> Page:
+    """The requested ranges, capped at ``max_lines`` lines and MAX_OUTPUT_CHARS characters,
+    with a note saying how to read on."""
+    total = len(lines)
+    blocks: list[str] = []
+    used = shown = cut = 0
+    last = 0
+    stop: int | None = None
+    for start, end in ranges:
+        picked: list[str] = []
+        for n in range(start, end + 1):
+            line = lines[n - 1]
+            size = min(len(line), 2_100) + 8
+            if shown >= max_lines or (used + size > MAX_OUTPUT_CHARS and shown):
+                stop = n
+                break
+            picked.append(line)
+            used += size
+            shown += 1
+            last = n
+        if picked:
+            text, cut_here = number_lines(picked, start, numbered=numbered)
+            blocks.append(text)
+            cut += cut_here
+        if stop is not None:
+            break
+    notes = []
+    if stop is not None:
+        notes.append(f"[Showing {shown} lines, up to line {last} of {total}. To read more, "
+                     f"call read_file with offset={stop}.]")
+    if cut:
+        notes.append(f"[{cut} line(s) longer than 2,000 characters were cut.]")
+    body = "\n...\n".join(blocks)
+    first = ranges[0][0]
+    summary = f"lines {first}-{last} of {total}" if len(ranges) == 1 else f"{shown} lines"
+    return Page("\n\n".join([body, *notes]), summary, truncated=stop is not None or cut > 0)
+
+
+def _unchanged(path: Path) -> str:
+    return (f"{path} has not changed since you last read it in full; its content is earlier in "
+            "this conversation. If you cannot see it there, read it again with offset and limit "
+            "(for example offset=1, limit=2000).")
+
+
+def _not_found(path: Path, cwd: Path) -> str:
+    message = f"File not found: {path}."
+    parent = path.parent
+    if not parent.is_dir():
+        return f"{message} The folder {parent} does not exist either. Use ls or glob to find it."
+    try:
+        names = [p.name for p in parent.iterdir()]
+    except OSError:
+        names = []
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    hint = (" Did you mean " + ", ".join(repr(os.fspath(parent / c)) for c in close) + "?"
+            if close else f" Relative paths start at {cwd}; use ls or glob to find the file.")
+    return message + hint
+
+
+def _too_big(path: Path, size: int, limit: int, kind: str | None) -> str:
+    what = "image" if kind is not None else "text file"
+    return (f"{path} is {size / 2**20:.1f} MB, over the {limit // 2**20} MB limit for a "
+            f"{what}. Look at parts of it with the shell (head, tail, sed -n '100,200p', grep) "
+            "instead.")
+
+
+def _binary(path: Path, kind: str) -> str:
+    how = ("Extract its text with the shell (for example pdftotext)." if kind == "pdf"
+           else "Inspect it with the shell (file, xxd, or a program that reads it).")
+    return f"{path} is a binary file ({kind}), not text, so read_file cannot show it. {how}"

@@ -1,0 +1,100 @@
+"""write_file: create a file, or replace one the model has read in full, after approval.
+
+Overwriting replaces every line, so the whole file must have been read in this session (a
+partial read is not enough) and must not have changed since. The content is written exactly as
+given; an existing file keeps its encoding, BOM and line-ending style (unless the content spells
+out its own ``\\r\\n``), and the write is atomic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
+from agent_ext.fs import ReadCache, TextFile, encode_text
+from agent_ext.urls import ParsedURL, URLError, URLRouter
+
+from ._files import (
+    ChangeInvocation,
+    ChangePlan,
+    RefusalError,
+    edited_region,
+    gate,
+    parse_write_target,
+    read_checked,
+    split_lines,
+)
+
+
+class WriteFileParams(Params):
+    file_path: str = Field(
+        description="The file to write: absolute, or relative to the working directory. "
+                    "Missing parent folders are created.")
+    content: str = Field(description="The complete new content of the file, written as given.")
+
+
+class WriteFileTool(Tool[WriteFileParams]):
+    name = "write_file"
+    description = (
+        "Write a file: create it, or replace all of its content. To overwrite an existing file "
+        "you must have read all of it with read_file in this session. Prefer edit for changing "
+        "part of a file. The user may be asked to approve the diff.")
+    kind = Kind.EDIT
+    params_model = WriteFileParams
+    search_hint = "create new file save overwrite"
+
+    def invocation(self, params: WriteFileParams, ctx: ToolContext) -> WriteFileInvocation:
+        return WriteFileInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))
+
+
+class WriteFileInvocation(ChangeInvocation[WriteFileParams]):
+    """One write: planned once, written after approval if the file is still as read."""
+
+    def _plan_file(self, path: Path, cache: ReadCache) -> ChangePlan:
+        content = self.params.content
+        if not gate(cache, path, "overwriting", require_full=True):
+            return ChangePlan(target=os.fspath(path), original="", proposed=content, path=path,
+                              data=content.encode("utf-8"), real=os.path.realpath(path),
+                              verb="overwriting", require_full=True)
+        snap = read_checked(cache, path, "overwriting", require_full=True)
+        like = _style(snap.text, content)
+        return ChangePlan(target=os.fspath(path), original=snap.text.text, proposed=content,
+                          path=path, before=snap, like=like, data=encode_text(content, like),
+                          real=snap.real, verb="overwriting", require_full=True)
+
+    async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
+        _, scheme = router.lookup(url)
+        if scheme.read_only:
+            raise RefusalError(ErrorCode.FILE_WRITE_FAILURE,
+                               f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
+                               "be written.")
+        try:
+            current = (await router.resolve(url)).text
+        except URLError:
+            current = None
+        return ChangePlan(target=url.href, original=current or "", proposed=self.params.content,
+                          url=url, verb="overwriting", resolved=current is not None)
+
+    def _message(self, plan: ChangePlan, text: str, modified: bool) -> str:
+        count = len(split_lines(text))
+        lines = f"{count} line{'' if count == 1 else 's'}"
+        if plan.created:
+            head = f"Successfully created and wrote to new file: {plan.target} ({lines})."
+        else:
+            head = f"Successfully overwrote file: {plan.target} ({lines})."
+        if not modified:
+            return head
+        return (f"{head} The user edited your content before approving it, so the file holds "
+                "their version, not yours; the lines below show it around their changes. Take "
+                f"their version into account from now on. {edited_region(plan.proposed, text)}")
+
+
+def _style(existing: TextFile, content: str) -> TextFile:
+    """How to encode ``content`` over ``existing``: its style, unless it spells out ``\\r``."""
+    if "\r" not in content:
+        return existing
+    return dataclasses.replace(existing, newline="\n", mixed=False, endings=())
