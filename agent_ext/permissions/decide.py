@@ -1,0 +1,464 @@
+"""``RulePolicy``: rules, mode and tier decide whether a call runs, asks or is refused.
+
+The order is fixed so that nothing can widen a refusal: the tool's own refusal, deny rules,
+plan mode, ask rules, protected places and shell commands that cannot be fully analysed come
+before bypass mode, allow rules, the mode's defaults and the auto-mode classifier. Reasons
+name what matched (rule and file:line, mode or tier) for the model on a denial and for the
+user on a question.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_ext.core import Permission, Tier, ToolInvocation
+from agent_ext.settings import PROJECT_DIR, Settings, load_settings, user_config_dir
+
+from .modes import (
+    NO_CLASSIFIER,
+    PLAN_DENIAL,
+    Classifier,
+    Mode,
+    dont_ask,
+    first_protected,
+    mode_names,
+    parse_mode,
+)
+from .names import SHELL_NAMES, scopes_for, suggest_rules
+from .paths import PathPattern, compile_path, inside, internal_read, lexical, real, url_hosts
+from .policy import PermissionDecision, Verdict
+from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
+from .tiers import Call, describe
+
+if TYPE_CHECKING:
+    from agent_ext.core import Registry
+
+_KINDS: dict[str, RuleKind] = {"allow": "allow", "deny": "deny", "ask": "ask"}
+_HARMLESS_WRITES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+class RulePolicy:
+    """The rule-based permission policy (see the module docstring).
+
+    ``cwd`` is the project root; ``rules`` are code rules by kind (``{"deny": ["Bash(rm *)"]}``);
+    ``settings`` defaults to the settings files of ``cwd``; ``registry`` gets ``hidden`` set for
+    bare-name denies; ``classifier`` is the auto-mode hook. Nothing here raises for bad rules:
+    they are listed in ``problems``.
+    """
+
+    def __init__(self, cwd: str | Path = ".", *, mode: str | Mode | None = None,
+                 rules: Mapping[str, Iterable[str]] | None = None,
+                 settings: Settings | None = None,
+                 additional_directories: Iterable[str | Path] = (),
+                 registry: Registry | None = None,
+                 classifier: Classifier | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.cwd = real(Path(cwd).expanduser().absolute(), Path.cwd())
+        self.home = str(Path("~").expanduser())
+        self.config_dir = real(user_config_dir(environ), self.cwd)
+        self.settings = settings if settings is not None else load_settings(self.cwd,
+                                                                            environ=environ)
+        self.classifier = classifier
+        self.registry: Registry | None = None
+        self.notices: list[str] = []
+        self._problems: list[str] = list(self.settings.problems)
+        self._rules: dict[str, list[Rule]] = {kind: [] for kind in KINDS}
+        self._patterns: dict[str, PathPattern] = {}
+        self._auto_noted = False
+        self._load_settings_rules()
+        for kind, texts in (rules or {}).items():
+            listed: Iterable[str] = [texts] if isinstance(texts, str) else texts
+            for text in listed:
+                self._add(kind, text, RuleOrigin("code"))
+        self.directories: list[str] = []
+        for configured_dir, path in self.settings.additional_directories:
+            self.add_directory(configured_dir, origin=str(path))
+        for extra in additional_directories:
+            self.add_directory(extra)
+        self.mode = Mode.DEFAULT
+        configured = self.settings.default_mode
+        if mode is not None:
+            self.set_mode(mode)
+        elif configured is not None:
+            found = parse_mode(configured[0])
+            if found is None:
+                self._problems.append(
+                    f"{configured[1]}: permissions.defaultMode {configured[0]!r} is not a mode "
+                    f"({mode_names()}); agent_ext uses default mode.")
+            else:
+                self.set_mode(found)
+        if registry is not None:
+            self.attach(registry)
+
+    @classmethod
+    def from_settings(cls, cwd: str | Path = ".", *, environ: Mapping[str, str] | None = None,
+                      **kwargs: Any) -> RulePolicy:
+        """A policy from the settings files of ``cwd`` (project, local and user)."""
+        return cls(cwd, settings=load_settings(cwd, environ=environ), environ=environ, **kwargs)
+
+    # -- configuration --------------------------------------------------------------------------
+
+    def _load_settings_rules(self) -> None:
+        scopes = {s.path: s.scope for s in self.settings.sources}
+        for kind in KINDS:
+            for text, path, line in self.settings.permission_rules(kind):
+                self._add(kind, text, RuleOrigin(scopes.get(path, "settings"), path, line))
+
+    def _add(self, kind: str, text: object, origin: RuleOrigin) -> Rule | RuleProblem:
+        checked = _KINDS.get(kind)
+        if checked is None:
+            found: Rule | RuleProblem = RuleProblem(
+                origin.describe(), origin.line, str(text),
+                f"is listed under {kind!r}; use allow, deny or ask")
+        else:
+            found = parse_rule(text, checked, origin)
+        if isinstance(found, RuleProblem):
+            self._problems.append(str(found))
+        elif found not in self._rules[kind]:
+            self._rules[kind].append(found)
+        return found
+
+    def add_rule(self, kind: str, rule: str, source: str = "session") -> Rule | RuleProblem:
+        """Add a rule at run time; a malformed one is returned as a problem (and recorded)."""
+        found = self._add(kind, rule, RuleOrigin(source))
+        self._refresh()
+        return found
+
+    def remove_rule(self, kind: str, rule: str) -> bool:
+        """Remove every rule of ``kind`` written exactly ``rule``; whether any was removed."""
+        before = len(self._rules.get(kind, []))
+        self._rules[kind] = [r for r in self._rules.get(kind, []) if r.text != rule.strip()]
+        self._refresh()
+        return len(self._rules[kind]) != before
+
+    def rules(self, kind: str) -> tuple[Rule, ...]:
+        return tuple(self._rules.get(kind, ()))
+
+    def add_directory(self, directory: str | Path, *, origin: str = "session") -> str:
+        """Add a working root (reads there run unasked); returns its resolved path."""
+        path = real(directory, self.cwd)
+        if not Path(path).is_dir():
+            self._problems.append(f"{origin}: additional directory {directory} does not exist "
+                                  "(or is not a directory); it is still treated as a working "
+                                  "root.")
+        if path not in self.directories:
+            self.directories.append(path)
+        return path
+
+    def set_mode(self, mode: str | Mode) -> Mode:
+        """Switch mode; an unknown name raises ``ValueError`` listing the modes."""
+        found = parse_mode(mode)
+        if found is None:
+            raise ValueError(f"unknown permission mode {mode!r}; use one of {mode_names()}")
+        self.mode = found
+        if found is Mode.AUTO and self.classifier is None and NO_CLASSIFIER not in self.notices:
+            self.notices.append(NO_CLASSIFIER)
+        return found
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Malformed rules and settings problems, as sentences naming file and line."""
+        return tuple(self._problems)
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The working roots: the project (cwd) and every additional directory."""
+        return (self.cwd, *self.directories)
+
+    def attach(self, registry: Registry) -> None:
+        """Hide bare-name-denied tools from the model through ``registry.hidden``."""
+        self.registry = registry
+        registry.hidden = self.hidden
+        registry.refresh()
+
+    def _refresh(self) -> None:
+        if self.registry is not None:
+            self.registry.refresh()
+
+    def hidden(self, name: str) -> bool:
+        """Whether a bare-name deny rule removes this tool from the model's view."""
+        return any(r.form == "tool" and r.covers_tool(name, None) for r in self._rules["deny"])
+
+    # -- matching -------------------------------------------------------------------------------
+
+    def _pattern(self, rule: Rule) -> PathPattern:
+        spec = rule.specifier or ""
+        if spec not in self._patterns:
+            self._patterns[spec] = compile_path(spec, project=self.cwd, cwd=self.cwd,
+                                                home=self.home)
+        return self._patterns[spec]
+
+    def _covers(self, rule: Rule, call: Call) -> bool:
+        if rule.covers_tool(call.name, call.server):
+            return True
+        shell_rule = rule.form == "command" or rule.tool in SHELL_NAMES
+        return shell_rule and call.command is not None
+
+    def _hits(self, rule: Rule, call: Call) -> bool:
+        """Whether a deny or ask rule matches: any command, location or host suffices.
+
+        Path rules also see into shell commands, best effort: Edit rules match redirect targets
+        and the file arguments of writing programs, Read rules any argument naming a path.
+        """
+        if rule.form == "path" and call.shell is not None:
+            pattern = self._pattern(rule)
+            view = call.shell
+            edits = (*view.write_paths, *view.written_arguments) if self._edit_rule(rule) else ()
+            reads = view.argument_paths if rule.covers_tool("read_file", None) else ()
+            if any(pattern.matches(p) for p in (*edits, *reads)):
+                return True
+        if not self._covers(rule, call):
+            return False
+        if rule.form == "tool":
+            return True
+        if rule.form == "command":
+            return call.shell is not None and call.shell.hit_by(rule)
+        if rule.form == "path":
+            pattern = self._pattern(rule)
+            return any(pattern.matches(r) or pattern.matches(lx) for r, lx in call.locations)
+        return call.url is not None and any(
+            domain_matches(rule.specifier or "", h) for h in url_hosts(call.url))
+
+    def _edit_rule(self, rule: Rule) -> bool:
+        return rule.covers_tool("edit", None)
+
+    def _allows(self, rule: Rule, call: Call) -> bool:
+        """Whether an allow rule approves the call: every location or host must match."""
+        if not self._covers(rule, call):
+            return False
+        if rule.form == "path":
+            pattern = self._pattern(rule)
+            return bool(call.locations) and all(pattern.matches(r) for r, _ in call.locations)
+        if rule.form == "domain":
+            hosts = url_hosts(call.url) if call.url is not None else set()
+            return bool(hosts) and all(domain_matches(rule.specifier or "", h) for h in hosts)
+        return call.command is None or rule.form == "tool"
+
+    def _shell_allow(self, call: Call) -> list[Rule] | None:
+        """The allow rules covering every simple command, or None if some command is not."""
+        view = call.shell
+        if view is None or not view.complete:
+            return None
+        allow = [r for r in self._rules["allow"] if self._covers(r, call)]
+        bare = next((r for r in allow if r.form == "tool"), None)
+        if bare is not None:
+            return [bare]
+        if not view.commands or view.dynamic_writes:
+            return None
+        used: list[Rule] = []
+        for command in view.commands:
+            rule = next((r for r in allow if r.form == "command" and command.allowed_by(r)),
+                        None)
+            if rule is None:
+                return None
+            if rule not in used:
+                used.append(rule)
+        for target in view.write_paths:
+            if target in _HARMLESS_WRITES or inside(target, self.roots):
+                continue
+            if not any(r.form == "path" and self._edit_rule(r) and self._pattern(r).matches(
+                    target) for r in self._rules["allow"]):
+                return None
+        return used
+
+    def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
+        """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
+        resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
+        for rule in self._rules["deny"]:
+            if not rule.covers_tool(tool, None):
+                continue
+            if rule.form == "tool":
+                return True
+            if rule.form == "path":
+                pattern = self._pattern(rule)
+                if pattern.matches(resolved) or pattern.matches(plain):
+                    return True
+        return False
+
+    # -- deciding -------------------------------------------------------------------------------
+
+    def decide(self, invocation: ToolInvocation[Any]) -> PermissionDecision:
+        """Allow, ask or deny, with the reason; never raises (a failure asks or denies)."""
+        try:
+            call = describe(invocation, self.cwd)
+        except Exception as exc:  # noqa: BLE001  a call the policy cannot read is not run unasked
+            reason = (f"agent_ext could not work out what this call touches "
+                      f"({type(exc).__name__}: {exc})")
+            if self.mode in (Mode.DONT_ASK, Mode.PLAN):
+                return PermissionDecision(Verdict.DENY, reason)
+            return PermissionDecision(Verdict.ASK, reason)
+        return self._decide(call)
+
+    def _decide(self, call: Call) -> PermissionDecision:
+        name = call.name
+        if call.opinion is Permission.DENY:
+            return PermissionDecision(Verdict.DENY, f"{name} refuses this call")
+        for rule in self._rules["deny"]:
+            if self._hits(rule, call):
+                return PermissionDecision(
+                    Verdict.DENY, f"denied by {rule.where()}; the user has ruled it out, so do "
+                                  "not try to get the same effect another way", rule.text)
+        if self.mode is Mode.PLAN and call.tier > Tier.READ:
+            return PermissionDecision(Verdict.DENY, PLAN_DENIAL)
+        for rule in self._rules["ask"]:
+            if self._hits(rule, call):
+                return self._ask(call, f"{rule.where()} asks for approval", rule.text)
+        protected = self._protected(call)
+        if protected is not None:
+            return self._ask(call, f"{name} writes to {protected}, a protected place; "
+                                   "agent_ext asks for these in every mode")
+        if call.shell is not None and not call.shell.complete:
+            return self._ask(call, self._why_ask(call))
+        if self.mode is Mode.BYPASS:
+            return PermissionDecision(Verdict.ALLOW, "bypassPermissions mode")
+        allowed = self._allowed_by(call)
+        if allowed:
+            return PermissionDecision(
+                Verdict.ALLOW, "allowed by " + ", ".join(r.where() for r in allowed),
+                allowed[0].text)
+        default = self._default(call)
+        if default is not None:
+            return default
+        if self.mode is Mode.AUTO and self.classifier is not None:
+            return self._classify(call)
+        return self._ask(call, self._why_ask(call))
+
+    def _allowed_by(self, call: Call) -> list[Rule]:
+        if call.command is not None:
+            return self._shell_allow(call) or []
+        return [r for r in self._rules["allow"] if self._allows(r, call)][:1]
+
+    def _protected(self, call: Call) -> str | None:
+        paths: list[str] = []
+        if call.shell is not None:
+            if call.shell.dynamic_writes:
+                return "a redirect target only known when the command runs"
+            paths = [*call.shell.write_paths, *call.shell.written_arguments]
+        elif call.tier >= Tier.WRITE:
+            paths = [p for pair in call.locations for p in pair]
+        return first_protected(paths, self.cwd, self.config_dir)
+
+    def _inside(self, call: Call) -> bool:
+        """Every location is under a working root, and nothing is fetched from the network."""
+        if call.url is not None and not internal_read(call.url):
+            return False
+        return all(inside(r, self.roots) for r, _ in call.locations)
+
+    def _default(self, call: Call) -> PermissionDecision | None:
+        if (call.tier is Tier.READ and call.command is None and self._inside(call)
+                and call.opinion is Permission.ALLOW):
+            return PermissionDecision(Verdict.ALLOW, "read-only call inside the working roots")
+        if (self.mode is Mode.ACCEPT_EDITS and call.family == "edit"
+                and call.tier <= Tier.WRITE and call.locations and self._inside(call)):
+            return PermissionDecision(Verdict.ALLOW,
+                                      "acceptEdits mode: edits inside the working roots run")
+        return None
+
+    def _why_ask(self, call: Call) -> str:
+        if call.shell is not None and not call.shell.complete:
+            detail = "; ".join(call.shell.problems) or "it could not be parsed"
+            return (f"agent_ext could not fully analyse this command ({detail}), so no rule or "
+                    "mode can approve it unasked")
+        if call.tier is Tier.READ and not self._inside(call):
+            outside = [r for r, _ in call.locations if not inside(r, self.roots)]
+            if not outside:
+                return (f"{call.name} fetches {call.url}, outside the working roots; add a "
+                        "WebFetch(domain:...) allow rule to fetch from there without asking")
+            return (f"{call.name} reads {outside[0]}, outside the working roots; add its "
+                    "directory to permissions.additionalDirectories to read there without "
+                    "asking")
+        if call.tier is Tier.READ:
+            return f"{call.name} asks for approval of this call"
+        tier = call.tier.name.lower()
+        note = ""
+        if self.mode is Mode.AUTO and not self._auto_noted:
+            self._auto_noted = True
+            note = f" ({NO_CLASSIFIER})"
+        return f"{call.name} needs approval ({tier} tier, {self.mode.value} mode){note}"
+
+    def _ask(self, call: Call, reason: str, rule: str | None = None) -> PermissionDecision:
+        if self.mode is Mode.DONT_ASK:
+            suggestion = suggest_rules(call.invocation, None, self.cwd)
+            return PermissionDecision(Verdict.DENY, dont_ask(reason, suggestion), rule)
+        return PermissionDecision(Verdict.ASK, reason, rule)
+
+    def _classify(self, call: Call) -> PermissionDecision:
+        assert self.classifier is not None
+        invocation = call.invocation
+        try:
+            answer = str(self.classifier(invocation, invocation.classifier_input())).lower()
+        except Exception as exc:  # noqa: BLE001  a broken classifier asks, it never allows
+            return self._ask(call, f"the auto-mode classifier failed ({exc})")
+        if answer == "allow":
+            return PermissionDecision(Verdict.ALLOW, "approved by the auto-mode classifier")
+        if answer == "deny":
+            return PermissionDecision(Verdict.DENY, "refused by the auto-mode classifier; ask "
+                                                    "the user or take another approach")
+        return self._ask(call, "the auto-mode classifier wants the user to decide")
+
+    # -- "always allow" -------------------------------------------------------------------------
+
+    def scopes(self, invocation: ToolInvocation[Any]) -> tuple[str, ...]:
+        """What "always allow" may cover for this call, narrowest first."""
+        return scopes_for(invocation)
+
+    def always_allow(self, invocation: ToolInvocation[Any], scope: str | None,
+                     persist: str) -> str:
+        """Add the narrowest sensible allow rule(s); with ``persist="project"`` also save them."""
+        texts = suggest_rules(invocation, scope, self.cwd)
+        for text in texts:
+            self.add_rule("allow", text, "session")
+        if texts and persist in ("project", "local", "project local", "user"):
+            self.save_rules("allow", texts, persist)
+        return ", ".join(texts)
+
+    def settings_file(self, persist: str = "project") -> Path:
+        """Where ``persist`` (project, local or user) saves rules."""
+        if persist == "user":
+            return Path(self.config_dir) / "settings.json"
+        name = "settings.local.json" if persist in ("local", "project local") else "settings.json"
+        return Path(self.cwd) / PROJECT_DIR / name
+
+    def save_rules(self, kind: RuleKind, texts: Sequence[str], persist: str = "project") -> bool:
+        """Append rules to a settings file atomically, keeping everything else in it."""
+        path = self.settings_file(persist)
+        data: Any = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8-sig") or "{}")
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                self._problems.append(f"{path}: could not save {', '.join(texts)} ({exc}); "
+                                      "fix the file and approve again to save the rule.")
+                return False
+        if not isinstance(data, dict) or not isinstance(data.get("permissions", {}), dict):
+            self._problems.append(f"{path}: could not save {', '.join(texts)}: the file's "
+                                  "permissions are not an object; fix it to save rules.")
+            return False
+        perms = data.setdefault("permissions", {})
+        existing = perms.get(kind)
+        listed = list(existing) if isinstance(existing, list) else []
+        listed += [t for t in texts if t not in listed]
+        perms[kind] = listed
+        _write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return True
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file and a rename, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+

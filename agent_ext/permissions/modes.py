@@ -1,0 +1,81 @@
+"""Permission modes, the places even bypass mode asks about, and the messages each mode gives.
+
+Modes follow Claude Code's names so settings files carry over; the messages tell the model or
+the user what to do next rather than only what happened.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from agent_ext.core import ToolInvocation
+
+from .paths import inside
+
+#: An auto-mode classifier: given the call and its ``classifier_input()``, allow, deny or ask.
+Classifier = Callable[[ToolInvocation[Any], str], str]
+
+
+class Mode(str, enum.Enum):
+    """How much runs without asking."""
+
+    DEFAULT = "default"
+    ACCEPT_EDITS = "acceptEdits"
+    PLAN = "plan"
+    DONT_ASK = "dontAsk"
+    BYPASS = "bypassPermissions"
+    AUTO = "auto"
+
+
+_ALIASES = {m.value.casefold(): m for m in Mode} | {
+    "manual": Mode.DEFAULT, "bypass": Mode.BYPASS, "yolo": Mode.BYPASS}
+
+
+def parse_mode(text: str | Mode) -> Mode | None:
+    """A mode from its name (any case, ``-``/``_`` ignored); None when unknown."""
+    if isinstance(text, Mode):
+        return text
+    key = str(text).replace("-", "").replace("_", "").replace(" ", "").casefold()
+    return _ALIASES.get(key)
+
+
+def mode_names() -> str:
+    return ", ".join(m.value for m in Mode)
+
+
+PLAN_DENIAL = ("agent_ext is in plan mode: calls that write files or run commands are refused. "
+               "Present your plan to the user instead; they leave plan mode to carry it out")
+NO_CLASSIFIER = ("auto mode has no classifier configured, so agent_ext decides as in default "
+                 "mode; pass classifier= to RulePolicy to enable it")
+
+PROTECTED_DIRS = (".git", ".ssh")
+
+
+def protected_place(path: str, project: str, config_dir: str) -> str | None:
+    """Which protected place ``path`` is in (``.git/``, ``.ssh/``, settings dirs), or None."""
+    parts = path.split("/")
+    for name in PROTECTED_DIRS:
+        if name in parts:
+            return f"{name}/"
+    if ".agent_ext" in parts or inside(path, [project.rstrip("/") + "/.agent_ext"]):
+        return ".agent_ext/ (agent_ext settings)"
+    if inside(path, [config_dir]):
+        return "agent_ext's user config directory"
+    return None
+
+
+def first_protected(paths: Iterable[str], project: str, config_dir: str) -> str | None:
+    for path in paths:
+        place = protected_place(path, project, config_dir)
+        if place is not None:
+            return f"{path} ({place})"
+    return None
+
+
+def dont_ask(reason: str, suggestions: list[str]) -> str:
+    """The deny reason dontAsk mode gives for what would otherwise ask."""
+    rules = " and ".join(f"`{s}`" for s in suggestions) or "an allow rule"
+    return (f"agent_ext is in dontAsk mode and this call needs pre-approval ({reason}); "
+            f"add {rules} to permissions.allow in .agent_ext/settings.json to allow it")
