@@ -201,14 +201,26 @@ def _is_utf8(head: bytes) -> bool:
 
 
 def _legacy_encoding(data: bytes) -> str:
-    """A legacy codec that decodes ``data`` and encodes it back byte for byte; else latin-1."""
+    """A common legacy codec that decodes ``data`` and encodes it back byte for byte; else latin-1.
+
+    A statistical guess on little text picks exotic code pages (cp1006 for a lone "é"), so only
+    guesses among the encodings source files really use are taken.
+    """
     detector = _charset_normalizer()
     if detector is not None:
         name = getattr(detector.from_bytes(data).best(), "encoding", None)
-        wide = isinstance(name, str) and name.replace("-", "_").startswith(("utf_16", "utf_32"))
-        if isinstance(name, str) and not wide and _round_trips(data, name):
-            return name
+        key = name.lower().replace("-", "_") if isinstance(name, str) else ""
+        if key in _COMMON_LEGACY and _round_trips(data, key):
+            return key
     return "latin-1"
+
+
+_COMMON_LEGACY = frozenset({
+    "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257",
+    "latin_1", "iso8859_2", "iso8859_5", "iso8859_7", "iso8859_9", "iso8859_15", "koi8_r",
+    "koi8_u", "mac_roman", "gbk", "gb2312", "gb18030", "big5", "big5hkscs", "shift_jis",
+    "cp932", "euc_jp", "euc_kr", "cp949", "cp874", "tis_620",
+})
 
 
 def _round_trips(data: bytes, name: str) -> bool:
