@@ -70,7 +70,7 @@ def test_prompts_choose_the_best_matching_session(prompt: str, session: str) -> 
 
 def test_a_fixed_session_is_always_chosen_and_unknown_ones_are_refused() -> None:
     assert DemoModel("read_file").choose("which tools exist?").name == "read_file"
-    with pytest.raises(ValueError, match="choose one of default, .*read_file, tool_search"):
+    with pytest.raises(ValueError, match=r"choose one of default, .*read_file, tool_search"):
         DemoModel("nope")
     with pytest.raises(ValueError, match="default"):
         DemoModel(sessions={})
