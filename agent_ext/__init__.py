@@ -20,8 +20,36 @@ __all__ = [
     "Tool",
     "ToolResult",
     "__version__",
+    "get_agent",
+    "load_ipython_extension",
     "tool",
+    "unload_ipython_extension",
 ]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext agent_ext``: the ``%agent``/``%%agent`` magics (imported only now)."""
+    from .jupyter.extension import load_ipython_extension as load  # noqa: PLC0415
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext agent_ext``: removes what loading added and closes the session agent."""
+    from .jupyter.extension import unload_ipython_extension as unload  # noqa: PLC0415
+
+    unload(ipython)
+
+
+def get_agent(**overrides: Any) -> Agent:
+    """The kernel's session agent (the one ``%%agent`` cells talk to), built on first use.
+
+    With keyword arguments (any of ``Agent``'s, e.g. ``model=``) a new session agent is built
+    with them and the previous one is closed.
+    """
+    from .jupyter.session import get_agent as session_agent  # noqa: PLC0415
+
+    return session_agent(**overrides)
 
 
 def __getattr__(name: str) -> Any:

@@ -95,6 +95,7 @@ class Agent:
         if plugins:
             load_plugins(self.registry)
         self.context = ToolContext(cwd=self.cwd, registry=self.registry)
+        self._asker = getattr(approver, "ask", None)
         self.approver: Approver = (
             PolicyApprover() if approver is None
             else approver if isinstance(approver, PolicyApprover | CallbackApprover)
@@ -136,9 +137,8 @@ class Agent:
         services[EditHistory] = EditHistory(spill_dir=self.store.session_dir / "history")
         services[URLRouter] = URLRouter()
         services[TodoList] = TodoList()
-        asker = getattr(self.approver, "ask", None)
-        if asker is not None:
-            services[Asker] = asker
+        if self._asker is not None:
+            services[Asker] = self._asker
 
     # -- events ---------------------------------------------------------------------------------
 

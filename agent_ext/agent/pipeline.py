@@ -24,7 +24,6 @@ from agent_ext.models import ToolCall
 from agent_ext.permissions import PermissionPolicy, Verdict
 
 from .approval import ApprovalRequest, Approver, Decision, as_decision
-from .secrets import SecretMasker
 from .events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -33,6 +32,7 @@ from .events import (
     ToolCallStarted,
     ToolOutput,
 )
+from .secrets import SecretMasker
 
 
 @dataclass

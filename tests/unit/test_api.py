@@ -19,7 +19,8 @@ SNAPSHOT = Path(__file__).parent / "snapshots" / "builtin_declarations.json"
 def test_top_level_all_is_pinned() -> None:
     assert sorted(agent_ext.__all__) == sorted([
         "Agent", "FunctionTool", "Kind", "Registry", "RunResult", "Tool", "ToolResult",
-        "__version__", "tool",
+        "__version__", "get_agent", "load_ipython_extension", "tool",
+        "unload_ipython_extension",
     ])
     for name in agent_ext.__all__:
         assert getattr(agent_ext, name) is not None

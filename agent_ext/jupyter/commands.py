@@ -1,0 +1,193 @@
+"""The ``%agent`` sub-commands: what each does to the session, as plain functions.
+
+Each takes the session and its parsed arguments and returns the text to print (or None).
+Problems are ``UsageError``s that say what to type instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from . import policy_adapter
+from .keys import ask_key
+from .session import Session, resolve
+
+Command = Callable[[Session, argparse.Namespace], "str | None"]
+
+#: (name, help, [(argument, add_argument keywords)]) — the parser and ``%agent?`` come from it.
+SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
+    ("status", "the model, mode, rules, frontend and usage at a glance", ()),
+    ("model", "show the model, or switch to SPEC (provider:model, e.g. openai:gpt-4o, demo)",
+     (("spec", {"nargs": "?", "help": "provider:model"}),)),
+    ("mode", ("show the permission mode, or switch to NAME (default, acceptEdits, plan, "
+              "dontAsk, bypassPermissions, auto)"), (("name", {"nargs": "?"}),)),
+    ("allow", "allow calls matching RULE for this session, e.g. `Bash(git status:*)`",
+     (("rule", {"nargs": "+"}),)),
+    ("deny", "refuse calls matching RULE for this session, e.g. `Edit(secrets/**)`",
+     (("rule", {"nargs": "+"}),)),
+    ("ask", "always ask before calls matching RULE, e.g. `Bash(git push:*)`",
+     (("rule", {"nargs": "+"}),)),
+    ("tools", "browse the tools, the deferred ones too", ()),
+    ("reset", "forget the conversation (tools, rules and settings stay)", ()),
+    ("history", "the conversation so far, one line per message", ()),
+    ("undo", "revert the agent's last file write", ()),
+    ("cost", "tokens used and what they cost", ()),
+    ("usage", "the same as cost", ()),
+    ("save", "save the conversation as JSON", (("path", {}),)),
+    ("load", "replace the conversation with one saved by `%agent save`", (("path", {}),)),
+    ("key", "set a provider's API key from a hidden prompt, for this kernel only",
+     (("provider", {"nargs": "?"}),)),
+)
+#: Commands that get the rest of the line as typed (quotes and spaces kept) as ``args.text``.
+RAW = frozenset({"allow", "deny", "ask", "key"})
+
+
+def status(session: Session, _args: argparse.Namespace) -> str:
+    cfg = session.config
+    lines = [f"frontend: {session.frontend.state}"]
+    if not session.has_agent:
+        lines.insert(0, "agent: not started (the first %%agent cell starts it)")
+        lines.append(f"model: {cfg.model or '(default choice)'}; "
+                     f"mode: {cfg.mode or '(from the settings files, else default)'}")
+        return "\n".join(lines)
+    agent = session.agent()
+    mode = policy_adapter.current_mode(agent.policy)
+    lines[:0] = [f"model: {agent.model.name}", f"mode: {mode or 'none (fixed policy)'}",
+                 f"cwd: {agent.cwd}", f"notebook: {agent.notebook or 'unknown'}",
+                 f"messages: {len(agent.messages)}"]
+    for kind, texts in policy_adapter.rules(agent.policy).items():
+        if texts:
+            lines.append(f"{kind}: {', '.join(texts)}")
+    lines.append(_usage_line(session))
+    return "\n".join(lines)
+
+
+def model(session: Session, args: argparse.Namespace) -> str:
+    if args.spec is None:
+        if not session.has_agent:
+            return f"model: {session.config.model or '(default choice, made on first use)'}"
+        return f"model: {session.agent().model.name}"
+    spec = args.spec.strip()
+    found, notice = resolve(spec, session.agent() if session.has_agent else None)
+    with session.quiet():
+        session.config.model = spec
+    if not session.has_agent:
+        return f"model: {found.name} (the session agent starts with it)"
+    agent = session.agent()
+    agent.model, agent.model_notice = found, notice
+    return f"model: {found.name}"
+
+
+def mode(session: Session, args: argparse.Namespace) -> str:
+    agent = session.agent()
+    if args.name is None:
+        found = policy_adapter.current_mode(agent.policy)
+        return f"mode: {found or 'none: ' + policy_adapter.NO_RULES.format(name='fixed')}"
+    name = policy_adapter.set_mode(agent.policy, args.name)
+    with session.quiet():
+        session.config.mode = name
+    return f"mode: {name}"
+
+
+def rule(kind: str) -> Command:
+    def add(session: Session, args: argparse.Namespace) -> str:
+        stored = policy_adapter.add_rule(session.agent().policy, kind, args.text)
+        return f"{kind}: {stored} (this session)"
+
+    return add
+
+
+def tools(session: Session, _args: argparse.Namespace) -> str | None:
+    registry = session.agent().registry
+    try:
+        from .widgets import ToolCatalogueWidget  # noqa: PLC0415
+    except ImportError:
+        names = registry.names()
+        return f"{len(names)} tools: {', '.join(names)}"
+    session.show(ToolCatalogueWidget(registry))
+    return None
+
+
+def reset(session: Session, _args: argparse.Namespace) -> str:
+    session.agent().reset()
+    return "conversation cleared (tools, rules and settings stay)"
+
+
+def history(session: Session, _args: argparse.Namespace) -> str:
+    from .history import summarize  # noqa: PLC0415
+
+    return summarize(session.agent().messages) or "no conversation yet"
+
+
+def undo(session: Session, _args: argparse.Namespace) -> str:
+    agent = session.agent()
+    try:
+        from agent_ext.fs.history import EditHistory  # noqa: PLC0415
+    except ImportError:
+        service = None
+    else:
+        service = agent.context.service(EditHistory)
+    if service is None:
+        if any(name in agent.registry for name in ("edit", "write_file")):
+            return "Nothing to undo: the agent has written no file in this session."
+        raise UsageError("nothing to undo with: this session's tools keep no edit history "
+                         "(the file tools provide it). Undo by hand, or ask the agent in a "
+                         "%%agent cell.")
+    result = service.undo(1)
+    if result.refused is not None:
+        raise UsageError(result.message)
+    return result.message
+
+
+def usage(session: Session, _args: argparse.Namespace) -> str:
+    return _usage_line(session)
+
+
+def _usage_line(session: Session) -> str:
+    if not session.has_agent:
+        return "tokens: none used yet"
+    agent = session.agent()
+    used = f"tokens: {agent.usage.input_tokens:,} in, {agent.usage.output_tokens:,} out"
+    spent = agent.cost()
+    price = (f"cost: ${spent:.4f}" if spent is not None
+             else "cost: unknown (no price set: Agent(price_per_mtok=(input, output)))")
+    return f"{used}; {price}"
+
+
+def save(session: Session, args: argparse.Namespace) -> str:
+    agent = session.agent()
+    try:
+        path = agent.save(Path(args.path).expanduser())
+    except OSError as exc:
+        raise UsageError(f"cannot save to {args.path!r}: {exc.strerror or exc}. Type "
+                         "`%agent save <path>.json` with a writable path.") from None
+    return f"saved {len(agent.messages)} messages to {path}"
+
+
+def load(session: Session, args: argparse.Namespace) -> str:
+    agent = session.agent()
+    try:
+        agent.load(Path(args.path).expanduser())
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.path!r}: {exc.strerror or exc}. Type "
+                         "`%agent load <path>` with a file `%agent save` wrote.") from None
+    except ValueError as exc:
+        raise UsageError(f"{args.path!r} is not a saved conversation: {exc}") from None
+    return f"loaded {len(agent.messages)} messages from {args.path}"
+
+
+def key(session: Session, args: argparse.Namespace) -> str:
+    return ask_key(session, args.text.split())
+
+
+COMMANDS: dict[str, Command] = {
+    "status": status, "model": model, "mode": mode, "allow": rule("allow"),
+    "deny": rule("deny"), "ask": rule("ask"), "tools": tools, "reset": reset,
+    "history": history, "undo": undo, "cost": usage, "usage": usage, "save": save,
+    "load": load, "key": key,
+}

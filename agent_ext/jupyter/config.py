@@ -1,0 +1,68 @@
+"""``AgentExt``: the extension's settings as a traitlets ``Configurable``.
+
+Settable in ``ipython_config.py`` (``c.AgentExt.model = "openai:gpt-4o"``) and live with
+``%config AgentExt.mode = "acceptEdits"``. API keys are not settings: they come from the
+providers' environment variables (or ``%agent key``), so they never land in a config file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traitlets import Float, Int, List, Unicode, validate
+from traitlets.config import Configurable
+
+
+class AgentExt(Configurable):
+    """Settings of the session agent; changes apply to the running session at once."""
+
+    model = Unicode(
+        "", help="The model as provider:model (openai:gpt-4o, anthropic:claude-sonnet-4-5, "
+        "ollama:qwen3, demo). Empty: AGENT_EXT_MODEL, the settings files, a local server, "
+        "else the demo replay.").tag(config=True)
+    mode = Unicode(
+        "", help="Permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions or "
+        "auto. Empty: permissions.defaultMode of the settings files, else default.").tag(
+        config=True)
+    cwd = Unicode(
+        "", help="The agent's working root. Empty: the kernel's working directory when the "
+        "agent is created.").tag(config=True)
+    max_turns = Int(50, help="Model turns one prompt may take before the run stops.").tag(
+        config=True)
+    system_prompt = Unicode(
+        "", help="Text added to the agent's system prompt.").tag(config=True)
+    approval_timeout = Float(
+        0.0, help="Seconds to wait for a click on an approval before rejecting it; 0 waits "
+        "as long as it takes.").tag(config=True)
+    ready_timeout = Float(
+        2.0, help="Seconds to wait for a widget to report that a frontend rendered it; after "
+        "that the session has no frontend and the headless policy decides.").tag(config=True)
+    headless_allow = List(
+        Unicode(), help="Tool-name patterns (shell-style, e.g. 'write_note', 'mcp__github__*') "
+        "the headless policy approves; everything else that asks is rejected.").tag(config=True)
+
+    @validate("mode")
+    def _check_mode(self, proposal: dict[str, Any]) -> str:
+        from agent_ext.permissions.modes import mode_names, parse_mode  # noqa: PLC0415
+
+        if not str(proposal["value"]).strip():
+            return ""
+        found = parse_mode(str(proposal["value"]))
+        if found is None:
+            raise ValueError(f"unknown permission mode {proposal['value']!r}; use one of "
+                             f"{mode_names()}")
+        return found.value
+
+    @validate("ready_timeout", "approval_timeout")
+    def _check_seconds(self, proposal: dict[str, Any]) -> float:
+        value = float(proposal["value"])
+        if value < 0:
+            raise ValueError(f"{proposal['trait'].name} must be 0 or more seconds, not {value}")
+        return value
+
+    @validate("max_turns")
+    def _check_turns(self, proposal: dict[str, Any]) -> int:
+        value = int(proposal["value"])
+        if value < 1:
+            raise ValueError(f"max_turns must be at least 1, not {value}")
+        return value

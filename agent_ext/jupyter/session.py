@@ -1,0 +1,233 @@
+"""The kernel's agent session: one ``Agent`` built from ``AgentExt`` on first use.
+
+``get_agent()`` returns it (building it when needed); ``%%agent`` cells and
+``await get_agent().run(...)`` continue the same conversation. The session also holds what the
+kernel learned about its frontend, the tickers of running runs, and the display of each run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+from . import policy_adapter
+from .config import AgentExt
+from .frontend import Frontend
+from .notebook_path import notebook_path
+from .waiting import Ticker
+
+if TYPE_CHECKING:
+    from agent_ext.agent import Agent
+
+    from .transcript import RunDisplay
+
+_closing: set[asyncio.Task[None]] = set()
+
+
+class Session:
+    """The session agent and its kernel-side state (see the module docstring)."""
+
+    def __init__(self, shell: Any = None) -> None:
+        self.shell = shell
+        self.config = AgentExt(parent=shell) if shell is not None else AgentExt()
+        self.frontend = Frontend(shell)
+        self.ticker = Ticker()
+        self._display: RunDisplay | None = None
+        self._agent: Agent | None = None
+        self._quiet = False
+        self.config.observe(self._changed, names=["model", "mode", "max_turns", "system_prompt"])
+
+    @property
+    def display(self) -> RunDisplay:
+        """The runs' display (imported on first use: it needs the agent layer)."""
+        if self._display is None:
+            from .transcript import RunDisplay  # noqa: PLC0415
+
+            self._display = RunDisplay(self)
+        return self._display
+
+    # -- the agent ------------------------------------------------------------------------------
+
+    @property
+    def has_agent(self) -> bool:
+        return self._agent is not None
+
+    def agent(self, **overrides: Any) -> Agent:
+        """The session agent; with ``overrides`` a new one is built (the old one is closed)."""
+        if self._agent is None or overrides:
+            built = self._build(overrides)
+            if self._agent is not None:
+                close_soon(self._agent)
+            self._agent = built
+        return self._agent
+
+    def _build(self, overrides: dict[str, Any]) -> Agent:
+        from agent_ext.agent import Agent  # noqa: PLC0415  (keeps %load_ext cheap)
+        from agent_ext.models.base import ModelError  # noqa: PLC0415
+
+        from .approver import WidgetApprover  # noqa: PLC0415
+
+        cfg = self.config
+        cwd = overrides.get("cwd") or cfg.cwd or str(Path.cwd())
+        kwargs: dict[str, Any] = {
+            "model": cfg.model or None, "cwd": cwd, "approver": WidgetApprover(self),
+            "system_prompt": cfg.system_prompt, "max_turns": cfg.max_turns,
+            "notebook": notebook_path(getattr(self.shell, "user_ns", None)),
+        }
+        if "policy" not in overrides and cfg.mode:
+            kwargs["mode"] = cfg.mode
+        kwargs.update(overrides)
+        try:
+            agent = Agent(**kwargs)
+        except (ValueError, ModelError) as exc:
+            raise UsageError(f"{exc} Choose a model with `%agent model demo` (or "
+                             "`%agent model openai:gpt-4o` after `%agent key openai`).") from None
+        agent.sinks.append(self.display)
+        _add_asker(agent, self)
+        return agent
+
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Change settings without applying them (the caller already did)."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def _changed(self, change: Any) -> None:
+        agent = self._agent
+        if agent is None or self._quiet:
+            return
+        if change["name"] == "model":
+            agent.model, agent.model_notice = resolve(change["new"], agent)
+        elif change["name"] == "mode":
+            if not change["new"]:
+                return  # back to "from the settings files": the current mode stays
+            if policy_adapter.supports_modes(agent.policy):
+                policy_adapter.set_mode(agent.policy, change["new"])
+            else:
+                self.record(f"[agent_ext] mode {change['new']} is kept in AgentExt.mode; "
+                            + policy_adapter.NO_RULES.format(name=type(agent.policy).__name__))
+        elif change["name"] == "max_turns":
+            agent.max_turns = change["new"]
+        else:
+            agent.system_prompt_addition = change["new"]
+
+    def mode(self) -> str:
+        """The permission mode in force: the policy's, else the configured one."""
+        if self._agent is not None:
+            found = policy_adapter.current_mode(self._agent.policy)
+            if found is not None:
+                return found
+        return self.config.mode or "default"
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def show(self, obj: Any) -> None:
+        """Display ``obj`` in the running cell (our widgets through their own ``show``)."""
+        own = getattr(obj, "show", None)
+        if callable(own):
+            own()
+            return
+        from IPython.display import display  # noqa: PLC0415
+
+        shown: Any = display  # untyped in IPython
+        shown(obj)
+
+    def record(self, line: str) -> None:
+        """Write an audit line into the running cell's output, after the run's text so far."""
+        if self._display is not None:
+            self._display.flush()
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    # -- lifetime -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the tickers, stop observing the settings, close the agent (``%unload_ext``)."""
+        self.ticker.stop()
+        self.config.unobserve(self._changed, names=["model", "mode", "max_turns",
+                                                    "system_prompt"])
+        if self._agent is not None:
+            if self._display in self._agent.sinks:
+                self._agent.sinks.remove(self._display)
+            close_soon(self._agent)
+            self._agent = None
+
+
+def resolve(spec: str, agent: Agent | None) -> tuple[Any, str | None]:
+    """The model ``spec`` names (empty: the default choice), as a ``UsageError`` when it fails."""
+    from agent_ext.models.base import ModelError  # noqa: PLC0415
+    from agent_ext.models.config import resolve_model  # noqa: PLC0415
+
+    try:
+        resolved = resolve_model(spec or None, cwd=agent.cwd if agent is not None else Path.cwd())
+    except (ValueError, ModelError) as exc:
+        raise UsageError(f"{exc} Type e.g. `%agent model demo` or "
+                         "`%agent model openai:gpt-4o`.") from None
+    return resolved.model, resolved.notice
+
+
+def _add_asker(agent: Agent, session: Session) -> None:
+    """Let the ask_user tool ask its questions through a widget in the running cell."""
+    from agent_ext.core.interaction import Asker  # noqa: PLC0415
+
+    from .asker import WidgetAsker  # noqa: PLC0415
+
+    agent.context.services.setdefault(Asker, WidgetAsker(session))
+
+
+def close_soon(agent: Agent) -> None:
+    """Close ``agent`` on the running loop, or run its close now when no loop runs."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        from IPython.core.async_helpers import get_asyncio_loop  # noqa: PLC0415
+
+        ipython_loop: Any = get_asyncio_loop  # untyped in IPython
+        ipython_loop().run_until_complete(agent.aclose())
+        return
+    task = loop.create_task(agent.aclose())
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+
+
+# -- the current session ----------------------------------------------------------------------
+
+_session: Session | None = None
+
+
+def current(shell: Any = None) -> Session:
+    """The kernel's session, created on first use (also without ``%load_ext``)."""
+    global _session  # noqa: PLW0603  (one session per kernel, like the shell itself)
+    if _session is None:
+        if shell is None:
+            from IPython import get_ipython  # noqa: PLC0415
+
+            shell = get_ipython()
+        _session = Session(shell)
+    return _session
+
+
+def end() -> None:
+    """Close and forget the current session (``%unload_ext``)."""
+    global _session  # noqa: PLW0603
+    if _session is not None:
+        _session.close()
+        _session = None
+
+
+def get_agent(**overrides: Any) -> Agent:
+    """The session agent, built from ``AgentExt`` on first use.
+
+    With keyword arguments (any of ``Agent``'s) a new session agent is built with them, e.g.
+    ``get_agent(model=ScriptedModel([...]))``; the previous one is closed.
+    """
+    return current().agent(**overrides)

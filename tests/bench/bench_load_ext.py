@@ -1,0 +1,60 @@
+"""What ``%load_ext agent_ext`` adds to a fresh kernel, and what it imports.
+
+For several fresh kernels, times ``%load_ext agent_ext`` inside the kernel (the extension's
+own cost, messaging excluded) and as a cell round trip against an empty cell, and lists the
+heavy modules loaded afterwards (none of the agent, the models or the widgets should be).
+Target: ≤ 0.3 s added.
+
+Run: ``python tests/bench/bench_load_ext.py``
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET_S = 0.3
+HEAVY = ("agent_ext.agent", "agent_ext.models.openai_chat", "openai", "anthropic", "anywidget",
+         "agent_ext.jupyter.widgets", "mcp")
+PROBE = """
+import sys, time
+t0 = time.perf_counter()
+get_ipython().run_line_magic("load_ext", "agent_ext")
+print(time.perf_counter() - t0)
+print(",".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def measure(rounds: int = 5) -> dict[str, object]:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.kernel.harness import running_kernel
+
+    inside, round_trip, heavy = [], [], set()
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as tmp, running_kernel(Path(tmp) / "home",
+                                                                 Path(tmp)) as kernel:
+            kernel.ok("pass")
+            empty = kernel.ok("pass").seconds
+            lines = kernel.ok(PROBE.format(heavy=HEAVY)).stdout.splitlines()
+            inside.append(float(lines[0]))
+            heavy.update(m for m in (lines[1] if len(lines) > 1 else "").split(",") if m)
+            kernel.ok("%unload_ext agent_ext")
+            loaded = kernel.ok("%load_ext agent_ext").seconds  # modules cached: messaging only
+            round_trip.append(max(loaded - empty, 0.0))
+    return {"in_kernel_s": statistics.median(inside), "max_in_kernel_s": max(inside),
+            "reload_round_trip_s": statistics.median(round_trip), "heavy_modules": sorted(heavy)}
+
+
+def report(figures: dict[str, object]) -> str:
+    return (f"%load_ext agent_ext in a fresh kernel: median {figures['in_kernel_s']:.3f} s, "
+            f"worst {figures['max_in_kernel_s']:.3f} s (target ≤ {TARGET_S} s); "
+            f"reload round trip over an empty cell {figures['reload_round_trip_s']:.3f} s; "
+            f"heavy modules imported: {figures['heavy_modules'] or 'none'}")
+
+
+if __name__ == "__main__":
+    print(report(measure()))
