@@ -36,6 +36,7 @@ from agent_ext.tools import register_builtins
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
 from agent_ext.urls import URLRouter
+from agent_ext.urls.schemes import register_notebook_schemes
 
 from . import context as ctxmod
 from . import events as ev
@@ -135,7 +136,8 @@ class Agent:
         services = self.context.services
         services[ReadCache] = ReadCache()
         services[EditHistory] = EditHistory(spill_dir=self.store.session_dir / "history")
-        services[URLRouter] = URLRouter()
+        router = services[URLRouter] = URLRouter()
+        register_notebook_schemes(router, self.context)
         services[TodoList] = TodoList()
         if self._asker is not None:
             services[Asker] = self._asker

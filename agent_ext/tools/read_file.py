@@ -34,6 +34,8 @@ from agent_ext.core import (
     ToolResult,
 )
 from agent_ext.fs import LineRange, PathArg, ReadCache, Selector, decode_text, sniff_binary
+from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
+from agent_ext.notebook.reading import notebook_read_result
 from agent_ext.urls import URLError, URLRouter
 
 from ._files import (
@@ -44,7 +46,6 @@ from ._files import (
     session_service,
     split_lines,
 )
-from ._render_ipynb import NotebookFormatError, parse_notebook, render_notebook
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
@@ -89,6 +90,10 @@ class ReadFileTool(Tool[ReadFileParams]):
         return None
 
     def invocation(self, params: ReadFileParams, ctx: ToolContext) -> ReadFileInvocation:
+        base, view = split_view(params.file_path)
+        if view is not None and base.lower().endswith(".ipynb"):
+            # A notebook page (path:cells=0-49, path:source): cells, not lines.
+            return ReadFileInvocation(self, params, ctx, parse_target(ctx, base), view)
         target = parse_target(ctx, params.file_path)
         selector = target.selector
         paged = params.offset is not None or params.limit is not None
@@ -99,10 +104,10 @@ class ReadFileTool(Tool[ReadFileParams]):
             raise ParamsError(f"`file_path` has a line selector (:{selector.text}) and offset/"
                               "limit are set too; use one or the other")
         notebook = target.path is not None and target.path.suffix.lower() == ".ipynb"
-        if notebook and not target.raw and (paged or (selector is not None and selector.has_lines)):
-            raise ParamsError("notebooks are read whole, so offset, limit and line selectors "
-                              "do not apply to .ipynb files; leave them out (or add :raw to read "
-                              "the notebook's JSON as text)")
+        if notebook and not target.raw and selector is not None and selector.has_lines:
+            raise ParamsError("line selectors do not apply to notebooks, which are read by cell: "
+                              f"{VIEW_FORMS} Or use offset/limit counted in cells "
+                              "(or add :raw to read the notebook's JSON as text)")
         return ReadFileInvocation(self, params, ctx, target)
 
 
@@ -110,9 +115,10 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
     """One read of a file or internal URL."""
 
     def __init__(self, tool: Tool[ReadFileParams], params: ReadFileParams, ctx: ToolContext,
-                 target: PathArg) -> None:
+                 target: PathArg, view: NotebookView | None = None) -> None:
         super().__init__(tool, params, ctx)
         self.target = target
+        self.view = view
 
     def description(self) -> str:
         if self.target.url is not None:
@@ -134,8 +140,13 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
     async def execute(self, control: ExecControl) -> ToolResult:
         if self.target.url is not None:
             return await self._read_url()
-        assert self.target.path is not None
-        return await asyncio.to_thread(self._read_path, self.target.path)
+        path = self.target.path
+        assert path is not None
+        if path.suffix.lower() == ".ipynb" and not self.target.raw:
+            # The live notebook when it is open in the browser, else the file; both by cell.
+            return await notebook_read_result(self.ctx, path, view=self.view,
+                                              offset=self.params.offset, limit=self.params.limit)
+        return await asyncio.to_thread(self._read_path, path)
 
     # -- files ----------------------------------------------------------------------------------
 
@@ -172,28 +183,12 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
             return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
                                    f":img shows image files; {path} is text (not png, jpeg, gif "
                                    "or webp). Read it without :img.")
-        text = decode_text(data).text
-        if path.suffix.lower() == ".ipynb" and not self.target.raw:
-            return self._notebook(path, text, cache, st)
-        return self._text(path, text, cache, st)
+        return self._text(path, decode_text(data).text, cache, st)
 
     def _whole(self) -> bool:
         """Whether this call asks for the whole file, as plain numbered text."""
         return (self.target.selector is None and self.params.offset is None
                 and self.params.limit is None)
-
-    def _notebook(self, path: Path, text: str, cache: ReadCache,
-                  st: os.stat_result) -> ToolResult:
-        try:
-            nb = parse_notebook(text)
-        except NotebookFormatError as err:
-            return ToolResult.fail(ErrorCode.NOTEBOOK_INVALID_JSON,
-                                   f"{path} is not a valid notebook: {err}. Read its text with "
-                                   f"{path}:raw.")
-        render = render_notebook(nb, source=os.fspath(path))
-        cache.record_read(path, full=not render.truncated, cacheable=False, st=st)
-        return ToolResult(llm_content=render.text, file_paths=[os.fspath(path)],
-                          display=f"Read notebook {path} ({render.cells} cells)")
 
     def _text(self, path: Path, text: str, cache: ReadCache, st: os.stat_result) -> ToolResult:
         lines = split_lines(text)

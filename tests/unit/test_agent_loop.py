@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_ext.agent import Agent, ApprovalRequest, ContextLimits, Decision, PlainTextRenderer
+from agent_ext.agent import context as ctxmod
 from agent_ext.agent import events as ev
 from agent_ext.agent.transcript import dump_messages, unanswered_calls
 from agent_ext.core import ErrorCode, FunctionTool, Kind, TextPart, ToolResult, tool
@@ -325,8 +326,12 @@ async def test_compaction_summarises_old_turns_and_points_to_files(tmp_path: Pat
             return call("dump_log", {}, id=f"d{len(req.messages)}")
         return ModelResponse(text="read the log")
 
-    limits = ContextLimits(window_tokens=9_000, compact_at=0.8, keep_recent_prompts=1,
-                           pointer_chars=1_000)
+    probe = agent_with(ScriptedModel([]), tmp_path)
+    probe.registry.register(dump_log)
+    fixed = ctxmod.estimate_request(probe.request())  # system prompt and declarations
+    # Room for about one big log result (~4,500 tokens) on top of what every request carries.
+    limits = ContextLimits(window_tokens=int((fixed + 6_000) / 0.8), compact_at=0.8,
+                           keep_recent_prompts=1, pointer_chars=1_000)
     a = agent_with(ScriptedModel(fn=respond), tmp_path, limits=limits)
     a.registry.register(dump_log)
     await a.run("first")

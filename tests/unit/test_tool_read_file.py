@@ -21,7 +21,6 @@ from agent_ext.core import (
     ToolResult,
 )
 from agent_ext.fs import ReadCache, Selector
-from agent_ext.tools._render_ipynb import MAX_CELL_OUTPUT_CHARS, MAX_RENDER_CHARS
 from agent_ext.tools.read_file import DEFAULT_LIMIT, ReadFileInvocation, ReadFileTool
 from agent_ext.urls import ParsedURL, Resolved, URLError, URLRouter
 
@@ -294,64 +293,37 @@ def code_cell(source: str | list[str], outputs: list[dict[str, Any]] | None = No
     return cell
 
 
-async def test_notebooks_render_cells_and_outputs(ctx: ToolContext, tmp_path: Path) -> None:
+async def test_notebooks_are_read_by_cell_through_the_notebook_layer(ctx: ToolContext,
+                                                                      tmp_path: Path) -> None:
     cells = [
         {"cell_type": "markdown", "id": "intro", "source": ["# Title\n", "text"], "metadata": {}},
         code_cell(["import os\n", "print(1)"], count=3, cid="c1", outputs=[
-            {"output_type": "stream", "name": "stdout", "text": ["1\n"]},
-            {"output_type": "execute_result", "data": {"text/plain": "42"}, "metadata": {},
-             "execution_count": 3},
-            {"output_type": "display_data", "data": {"image/png": "iVBOR", "bad key": 1},
-             "metadata": {}},
-        ]),
-        code_cell("1/0", outputs=[{"output_type": "error", "ename": "ZeroDivisionError",
-                                   "evalue": "division by zero",
-                                   "traceback": ["\x1b[0;31mTraceback\x1b[0m", "line 1"]}]),
-        {"cell_type": "raw", "source": "raw text", "metadata": {}},
+            {"output_type": "stream", "name": "stdout", "text": ["1\n"]}]),
+        code_cell("x = 2", count=4, cid="c2"),
     ]
-    (tmp_path / "n.ipynb").write_text(notebook(cells, language_info={"name": "python3x"}))
-    result = await read(ctx, "n.ipynb")
-    assert result.text == (
-        "Jupyter Notebook (python3x, 4 cells)\n\n"
-        "--- Markdown Cell intro ---\n# Title\ntext\n\n"
-        "--- Code Cell c1 [3] ---\n```python3x\nimport os\nprint(1)\n```\n"
-        "Output:\n1\n42\n[non-text output: image/png]\n\n"
-        "--- Code Cell cell-2 ---\n```python3x\n1/0\n```\n"
-        "Output:\nZeroDivisionError: division by zero\nTraceback\nline 1\n\n"
-        "--- Raw Cell cell-3 ---\nraw text")
-    entry = cache(ctx).entry(tmp_path / "n.ipynb")
-    assert entry is not None and entry.last_read_was_full and not entry.last_read_cacheable
+    path = tmp_path / "n.ipynb"
+    path.write_text(notebook(cells, language_info={"name": "python"}))
+    session_cache = ctx.services.setdefault(ReadCache, ReadCache())  # as an Agent provides it
+    assert isinstance(session_cache, ReadCache)
+    whole = await read(ctx, "n.ipynb")
+    assert "--- Markdown Cell intro ---" in whole.text
+    assert "--- Code Cell c1 [3] ---" in whole.text and "1\n" in whole.text
+    paged = await read(ctx, "n.ipynb", offset=2, limit=1)
+    assert "c2" in paged.text and "c1 [3]" not in paged.text
+    view = await read(ctx, "n.ipynb:cells=0-1:source")
+    assert "intro" in view.text and "c1" in view.text and "c2 [4]" not in view.text
+    entry = session_cache.entry(path)
+    assert entry is not None and not entry.last_read_cacheable
 
 
-async def test_notebook_language_and_empty(ctx: ToolContext, tmp_path: Path) -> None:
-    (tmp_path / "r.ipynb").write_text(notebook([code_cell("x")], kernelspec={"language": "R"}))
-    (tmp_path / "e.ipynb").write_text("\ufeff" + notebook([]))
-    assert (await read(ctx, "r.ipynb")).text.startswith("Jupyter Notebook (R, 1 cells)")
-    assert (await read(ctx, "e.ipynb")).text == "(empty notebook)"
-
-
-async def test_notebook_caps(ctx: ToolContext, tmp_path: Path) -> None:
-    big = {"output_type": "stream", "name": "stdout", "text": "o" * (MAX_CELL_OUTPUT_CHARS + 50)}
-    cells = [code_cell("print()", outputs=[big]) for _ in range(12)]
-    path = tmp_path / "big.ipynb"
-    path.write_text(notebook(cells))
-    result = await read(ctx, "big.ipynb")
-    assert f"jq '.cells[0].outputs' {path}" in result.text
-    assert len(result.text) <= MAX_RENDER_CHARS + 500
-    assert "more cell(s) not shown" in result.text and "jq '.cells[" in result.text
-    entry = cache(ctx).entry(path)
-    assert entry is not None and not entry.last_read_was_full
-
-
-async def test_notebook_paging_is_refused_and_bad_json_reported(ctx: ToolContext,
-                                                                tmp_path: Path) -> None:
+async def test_notebook_line_selectors_refused_bad_json_reported(ctx: ToolContext,
+                                                                 tmp_path: Path) -> None:
     (tmp_path / "n.ipynb").write_text(notebook([code_cell("x = 1")]))
     (tmp_path / "bad.ipynb").write_text("{not json")
-    paged = await read(ctx, "n.ipynb", offset=2)
-    assert code(paged) == ErrorCode.INVALID_TOOL_PARAMS and "read whole" in paged.text
-    assert code(await read(ctx, "n.ipynb:1-3")) == ErrorCode.INVALID_TOOL_PARAMS
+    lines = await read(ctx, "n.ipynb:1-3")
+    assert code(lines) == ErrorCode.INVALID_TOOL_PARAMS and "cells=" in lines.text
     bad = await read(ctx, "bad.ipynb")
-    assert code(bad) == ErrorCode.NOTEBOOK_INVALID_JSON and ":raw" in bad.text
+    assert code(bad) == ErrorCode.NOTEBOOK_INVALID_JSON
     raw = await read(ctx, "n.ipynb:raw")
     assert json.loads(raw.text)["cells"][0]["source"] == "x = 1"
 

@@ -1,0 +1,304 @@
+"""notebook_edit: replace, insert, delete or move a notebook cell by id, after the user approves.
+
+By default the notebook the agent runs in (the live one in the browser when the labextension is
+there, else its .ipynb file); other notebooks by path. Edits are strict: the session must have
+seen every cell, the cell ids must be those it saw, and the target cell's source must be as it
+was read; the agent's own edits count as read. The user approves a per-cell diff and may edit the
+proposed source first. A notebook without persistent ids (nbformat 4.4) gets them before the
+first edit, and the model is told the new ids.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from agent_ext.core import (
+    ConfirmationDetails,
+    ErrorCode,
+    ExecControl,
+    Kind,
+    Params,
+    Tier,
+    Tool,
+    ToolContext,
+    ToolInvocation,
+    ToolResult,
+)
+from agent_ext.notebook.document import NotebookDocument, NotebookError
+from agent_ext.notebook.edits import (
+    Applied,
+    EditPlan,
+    EditRequest,
+    apply_edit,
+    order_lines,
+    plan_edit,
+)
+from agent_ext.notebook.reading import sync_read_cache
+from agent_ext.notebook.session import notebook_provider, notebook_reads, open_notebook
+
+from ._files import shown, unified_diff
+
+_RENAMES_SHOWN = 20
+
+
+class NotebookEditParams(Params):
+    notebook_path: str | None = Field(
+        default=None,
+        description="The .ipynb file, absolute or relative to the working directory. Omit it for "
+                    "the notebook you are running in.")
+    cell_id: str | None = Field(
+        default=None,
+        description="The cell's id as read_file shows it. Also `[12]` for the cell that ran as "
+                    "execution count 12, or `cell-3` (position from 0) in notebooks without ids. "
+                    "For insert: the new cell goes after this cell (omit it for the top).")
+    new_source: str | None = Field(
+        default=None, description="The cell's complete new source (replace and insert).")
+    cell_type: Literal["code", "markdown", "raw"] | None = Field(
+        default=None,
+        description="The cell's type. insert defaults to code; with replace it changes the "
+                    "type and keeps the id.")
+    edit_mode: Literal["replace", "insert", "delete", "move"] = Field(
+        default="replace", description="replace (default), insert, delete or move.")
+    after_cell_id: str | None = Field(
+        default=None,
+        description="For move: the cell to put it after; omit or null for the top.")
+
+
+class NotebookEditTool(Tool[NotebookEditParams]):
+    name = "notebook_edit"
+    description = (
+        "Change one cell of a Jupyter notebook by its cell id: replace its source (and/or type), "
+        "insert a new cell after cell_id (at the top without one), delete it, or move it after "
+        "after_cell_id. Without notebook_path it edits the notebook you are running in. Read the "
+        "notebook with read_file first: every cell must have been seen (page large notebooks "
+        "with nb://:cells=0-49, nb://:cells=50-99, ..., or read nb://:source for sources only), "
+        "and a cell changed since you read it is refused. Replacing a code cell's source clears "
+        "its outputs. The user may be asked to approve the cell's diff.")
+    kind = Kind.EDIT
+    params_model = NotebookEditParams
+    search_hint = "jupyter ipynb cell notebook insert delete move replace markdown code"
+
+    def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
+        mode = params.edit_mode
+        path = _path_text(params.notebook_path)
+        if path is not None and not path.lower().endswith(".ipynb"):
+            return (f"`notebook_path` {path!r} is not a .ipynb notebook; use edit or write_file "
+                    "for other files")
+        if mode in ("replace", "delete", "move") and not params.cell_id:
+            return f"edit_mode {mode} needs `cell_id`: the cell to change"
+        if mode == "insert" and params.new_source is None:
+            return "edit_mode insert needs `new_source`: the new cell's content"
+        if mode == "replace" and params.new_source is None and params.cell_type is None:
+            return "edit_mode replace needs `new_source` (or `cell_type` to change only the type)"
+        if params.after_cell_id is not None and mode not in ("move", "insert"):
+            return "`after_cell_id` only applies to move (and insert)"
+        if (mode == "insert" and params.after_cell_id is not None and params.cell_id is not None
+                and params.after_cell_id != params.cell_id):
+            return ("for insert, `cell_id` is the cell to insert after; give it once, not a "
+                    "different `after_cell_id` too")
+        return None
+
+    def invocation(self, params: NotebookEditParams,
+                   ctx: ToolContext) -> NotebookEditInvocation:
+        text = _path_text(params.notebook_path)
+        return NotebookEditInvocation(self, params, ctx, ctx.resolve(text) if text else None)
+
+
+class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
+    """One cell edit: planned once for the diff, re-checked and applied after approval."""
+
+    def __init__(self, tool: Tool[NotebookEditParams], params: NotebookEditParams,
+                 ctx: ToolContext, path: Path | None) -> None:
+        super().__init__(tool, params, ctx)
+        self.path = path
+        self._doc: NotebookDocument | None = None
+        self._plan: EditPlan | NotebookError | None = None
+        self._override: str | None = None
+
+    def description(self) -> str:
+        target = self.params.cell_id or ("top" if self.params.edit_mode == "insert" else "")
+        return f"notebook_edit {self.params.edit_mode} {target} in {self._name()}"
+
+    def locations(self) -> list[Path]:
+        if self.path is not None:
+            return [self.path]
+        try:
+            doc = notebook_provider(self.ctx).current()
+        except Exception:  # noqa: BLE001  no current notebook: nothing to match rules on
+            return []
+        return [Path(doc.path)] if doc is not None and doc.path else []
+
+    def tier(self) -> Tier:
+        return Tier.WRITE
+
+    def _name(self) -> str:
+        if self.path is not None:
+            return shown(self.path, self.ctx.cwd)
+        found = self.locations()
+        return shown(found[0], self.ctx.cwd) if found else "the current notebook"
+
+    def _address(self) -> str:
+        return "nb://" if self.path is None else os.fspath(self.path)
+
+    def _request(self) -> EditRequest:
+        p = self.params
+        anchor = p.cell_id if p.cell_id is not None else p.after_cell_id
+        if p.edit_mode == "insert":
+            return EditRequest("insert", anchor, p.new_source, p.cell_type)
+        return EditRequest(p.edit_mode, p.cell_id, p.new_source, p.cell_type, p.after_cell_id)
+
+    def document(self) -> NotebookDocument:
+        if self._doc is None:
+            self._doc = open_notebook(self.ctx, os.fspath(self.path) if self.path else None)
+        return self._doc
+
+    async def plan(self) -> EditPlan:
+        """The checked edit, computed once; raises NotebookError."""
+        if self._plan is None:
+            try:
+                snapshot = await self.document().read()
+                self._plan = plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
+                                       address=self._address())
+            except NotebookError as err:
+                self._plan = err
+            except Exception as err:  # noqa: BLE001  any failure to prepare is the model's error
+                self._plan = NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,
+                                           f"Could not prepare the notebook edit: "
+                                           f"{type(err).__name__}: {err}")
+        if isinstance(self._plan, NotebookError):
+            raise self._plan
+        return self._plan
+
+    async def preflight(self) -> ToolResult | None:
+        try:
+            await self.plan()
+        except NotebookError as err:
+            return ToolResult.fail(err.code, err.message)
+        return None
+
+    async def confirmation_details(self) -> ConfirmationDetails:
+        try:
+            plan = await self.plan()
+        except NotebookError as err:
+            return ConfirmationDetails(kind="info", title="notebook_edit will fail",
+                                       summary=err.message, tool_name=self.tool.name,
+                                       file_path=self._notebook_path())
+        diff, added, removed = _diff(plan, self._label(plan))
+        upgrade = not plan.snapshot.persistent_ids and plan.snapshot.nbformat == 4
+        summary = (f"notebook_edit {self._name()}: {_verb(plan)} cell {plan.cell_id} "
+                   f"(+{added} -{removed})")
+        if upgrade:
+            summary += (". This notebook has no saved cell ids (nbformat 4.4): approving also "
+                        "gives every cell an id and saves it as nbformat 4.5.")
+        return ConfirmationDetails(
+            kind="edit", title=f"{_verb(plan).capitalize()} cell {plan.cell_id} in {self._name()}",
+            summary=summary, tool_name=self.tool.name, file_path=self._notebook_path(),
+            diff=diff,
+            original=plan.original if plan.takes_source else None,
+            proposed=plan.proposed if plan.takes_source else None,
+            extra={"cell_id": plan.cell_id, "cell_type": plan.cell_type,
+                   "previous_cell_type": plan.old_type, "notebook": self._notebook_path(),
+                   "action": plan.action, "language": plan.snapshot.language,
+                   "added": added, "removed": removed, "created": False,
+                   "adds_cell_ids": upgrade})
+
+    def with_modification(self, proposed: str) -> NotebookEditInvocation | None:
+        if self.params.edit_mode not in ("replace", "insert"):
+            return None
+        if isinstance(self._plan, EditPlan) and not self._plan.takes_source:
+            return None
+        other = copy.copy(self)
+        other._override = proposed
+        return other
+
+    async def execute(self, control: ExecControl) -> ToolResult:
+        try:
+            plan = await self.plan()
+            applied = await apply_edit(self.document(), plan, notebook_reads(self.ctx),
+                                       source=self._override)
+        except NotebookError as err:
+            return ToolResult.fail(err.code, err.message)
+        sync_read_cache(self.ctx, self.document())
+        diff, _, _ = _diff(applied.plan, self._label(applied.plan))
+        modified = self._override is not None and self._override != plan.proposed
+        path = self._notebook_path()
+        return ToolResult(llm_content=self._message(applied, modified),
+                          display=diff or self._message(applied, modified),
+                          file_paths=[path] if path else [])
+
+    def _notebook_path(self) -> str | None:
+        found = self.locations()
+        return os.fspath(found[0]) if found else None
+
+    def _label(self, plan: EditPlan) -> str:
+        return f"{self._name()} cell {plan.cell_id}"
+
+    def _message(self, applied: Applied, modified: bool) -> str:
+        plan = applied.plan
+        where = self._name()
+        cid = applied.cell_id
+        anchor = applied.renamed.get(plan.anchor, plan.anchor) if plan.anchor else None
+        if plan.mode == "insert":
+            spot = f"after cell {anchor}" if anchor else "at the top"
+            head = f"Inserted {plan.cell_type} cell {cid} {spot} in {where}."
+        elif plan.mode == "delete":
+            head = f"Deleted cell {cid} from {where}."
+        elif plan.mode == "move":
+            spot = f"after cell {anchor}" if anchor else "to the top"
+            head = f"Moved cell {cid} {spot} in {where}."
+        elif plan.action == "set_type":
+            head = (f"Changed cell {cid} in {where} from {plan.old_type} to {plan.cell_type}; "
+                    "it keeps its id.")
+        else:
+            retyped = f", now a {plan.cell_type} cell" if plan.old_type else ""
+            cleared = "; its outputs were cleared" if plan.cell_type == "code" else ""
+            head = f"Updated cell {cid} in {where}{retyped}{cleared}."
+        notes = [head]
+        if applied.renamed:
+            pairs = ", ".join(f"{a} -> {b}" for a, b in
+                              list(applied.renamed.items())[:_RENAMES_SHOWN])
+            more = (" (read the notebook to see the rest)"
+                    if len(applied.renamed) > _RENAMES_SHOWN else "")
+            notes.append(f"This notebook had no saved cell ids (nbformat 4.4), so every cell was "
+                         f"given one and it was saved as nbformat 4.5: {pairs}{more}. Use these "
+                         "ids from now on.")
+        if modified:
+            notes.append("The user edited your proposed source before approving it, so the cell "
+                         "holds their version, not yours:\n```\n" + applied.source + "\n```")
+        return "\n\n".join(notes)
+
+
+def _path_text(value: str | None) -> str | None:
+    """The notebook path as given; ``nb://`` means the current notebook, ``nb://x.ipynb`` x."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.lower().startswith("nb://"):
+        text = text[len("nb://"):]
+    return text or None
+
+
+def _verb(plan: EditPlan) -> str:
+    return {"edit": "edit", "insert": "insert", "delete": "delete", "move": "move",
+            "set_type": "change the type of"}[plan.action]
+
+
+def _diff(plan: EditPlan, label: str) -> tuple[str, int, int]:
+    if plan.mode == "move":
+        ids = plan.snapshot.display_ids()
+        assert plan.cell_id is not None
+        after = [i for i in ids if i != plan.cell_id]
+        after.insert(0 if plan.anchor is None else after.index(plan.anchor) + 1, plan.cell_id)
+        return unified_diff(f"{label} (cell order)", order_lines(plan.snapshot),
+                            order_lines(plan.snapshot, after))
+    original = plan.original
+    proposed = plan.proposed
+    if plan.old_type is not None:
+        original = f"[{plan.old_type}]\n{original}"
+        proposed = f"[{plan.cell_type}]\n{proposed}"
+    return unified_diff(label, original, proposed)

@@ -1,0 +1,476 @@
+"""notebook_edit end to end: every mode, [12] / cell-N addressing, the strict read rule, 4.4
+notebooks, approval with the user's changes, and each error, on real files and a live stand-in."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_ext.core import ErrorCode, ExecControl, Kind, Permission, Tier, ToolContext, ToolResult
+from agent_ext.notebook import NotebookProvider, NotebookView, notebook_read_result
+from agent_ext.notebook.document import CellData
+from agent_ext.tools.notebook_edit import NotebookEditInvocation, NotebookEditTool
+
+from .test_notebook_file import (
+    MemoryNotebook,
+    Provider,
+    code,
+    md,
+    notebook,
+    sample,
+    sample44,
+    stream,
+    write_nb,
+)
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(cwd=tmp_path)
+
+
+async def read(ctx: ToolContext, path: str | Path, **kw: Any) -> ToolResult:
+    result = await notebook_read_result(ctx, ctx.resolve(path), **kw)
+    assert not result.is_error, result.text
+    return result
+
+
+async def edit(ctx: ToolContext, args: dict[str, Any], *,
+               during_approval: Callable[[], object] | None = None,
+               modified: str | None = None) -> ToolResult:
+    """One call the way the pipeline runs it: build, preflight, diff shown, approved, executed."""
+    built = NotebookEditTool().build(args, ctx)
+    if isinstance(built, ToolResult):
+        return built
+    assert isinstance(built, NotebookEditInvocation)
+    early = await built.preflight()
+    if early is not None:
+        return early
+    await built.confirmation_details()
+    if during_approval is not None:
+        during_approval()
+    chosen = built.with_modification(modified) if modified is not None else built
+    assert chosen is not None
+    return await chosen.execute(ExecControl())
+
+
+def cells(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())["cells"]
+
+
+def code_of(result: ToolResult) -> str | None:
+    return result.error.code if result.error else None
+
+
+# -- the tool ---------------------------------------------------------------------------------------
+
+def test_declaration_and_kind(ctx: ToolContext, tmp_path: Path) -> None:
+    tool = NotebookEditTool()
+    assert tool.problems() == []
+    props = tool.declaration().parameters["properties"]
+    assert set(props) == {"notebook_path", "cell_id", "new_source", "cell_type", "edit_mode",
+                          "after_cell_id"}
+    built = tool.build({"notebook_path": "nb.ipynb", "cell_id": "a", "new_source": "x"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    assert tool.kind == Kind.EDIT
+    assert built.tier() == Tier.WRITE
+    assert built.default_permission() == Permission.ASK
+    assert built.locations() == [tmp_path / "nb.ipynb"]
+    via_url = tool.build({"notebook_path": "nb://nb.ipynb", "cell_id": "a", "new_source": "x"},
+                         ctx)
+    assert isinstance(via_url, NotebookEditInvocation)
+    assert via_url.path == tmp_path / "nb.ipynb"
+    current = tool.build({"notebook_path": "nb://", "cell_id": "a", "new_source": "x"}, ctx)
+    assert isinstance(current, NotebookEditInvocation) and current.path is None
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    ({"notebook_path": "a.py", "cell_id": "a", "new_source": "x"}, "not a .ipynb"),
+    ({"new_source": "x"}, "needs `cell_id`"),
+    ({"edit_mode": "delete"}, "needs `cell_id`"),
+    ({"edit_mode": "move"}, "needs `cell_id`"),
+    ({"edit_mode": "insert"}, "needs `new_source`"),
+    ({"cell_id": "a"}, "needs `new_source`"),
+    ({"cell_id": "a", "new_source": "x", "after_cell_id": "b"}, "only applies to move"),
+    ({"edit_mode": "insert", "cell_id": "a", "after_cell_id": "b", "new_source": "x"},
+     "give it once"),
+    ({"cell_id": "a", "new_source": "x", "edit_mode": "append"}, "edit_mode"),
+    ({"cell_id": "a", "new_source": "x", "cell_type": "python"}, "cell_type"),
+])
+def test_bad_arguments(ctx: ToolContext, args: dict[str, Any], needle: str) -> None:
+    built = NotebookEditTool().build(args, ctx)
+    assert isinstance(built, ToolResult)
+    assert code_of(built) == ErrorCode.INVALID_TOOL_PARAMS
+    assert needle in built.text
+
+
+# -- modes on a file --------------------------------------------------------------------------------
+
+async def test_replace_after_a_full_read(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "print(round(x, 2))"})
+    assert not result.is_error, result.text
+    assert result.text == "Updated cell show in nb.ipynb; its outputs were cleared."
+    cell = cells(path)[2]
+    assert cell["source"] == ["print(round(x, 2))"]
+    assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert "+print(round(x, 2))" in str(result.display)
+    again = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                             "new_source": "print(x)"})
+    assert not again.is_error, again.text
+
+
+async def test_confirmation_details(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    built = NotebookEditTool().build({"notebook_path": str(path), "cell_id": "load",
+                                      "new_source": "import math\nx = math.e"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert details.kind == "edit"
+    assert details.file_path == str(path)
+    assert details.original == "import math\nx = math.pi"
+    assert details.proposed == "import math\nx = math.e"
+    assert details.extra["cell_id"] == "load" and details.extra["action"] == "edit"
+    assert details.extra["cell_type"] == "code" and details.extra["language"] == "python"
+    assert details.extra["notebook"] == str(path)
+    assert details.diff is not None and "-x = math.pi" in details.diff
+    assert "+x = math.e" in details.diff and "nb.ipynb cell load" in details.diff
+    assert details.title == "Edit cell load in nb.ipynb"
+
+
+async def test_insert_after_and_at_top(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "insert",
+                              "cell_id": "load", "new_source": "## Next", "cell_type": "markdown"})
+    assert not result.is_error, result.text
+    new_id = re.search(r"Inserted markdown cell ([0-9a-f]{8}) after cell load", result.text)
+    assert new_id is not None
+    assert cells(path)[2] == {"cell_type": "markdown", "id": new_id[1], "metadata": {},
+                              "source": ["## Next"]}
+    top = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "insert",
+                           "new_source": "import os"})
+    assert "at the top" in top.text
+    first = cells(path)[0]
+    assert first["cell_type"] == "code" and first["source"] == ["import os"]
+    # its own new cells count as read: edit one straight away
+    again = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": new_id[1],
+                             "new_source": "## Then"})
+    assert not again.is_error, again.text
+    via_after = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "insert",
+                                 "after_cell_id": "boom", "new_source": "end"})
+    assert "after cell boom" in via_after.text
+    assert cells(path)[-1]["source"] == ["end"]
+
+
+async def test_insert_confirmation_shows_the_new_id(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    built = NotebookEditTool().build({"notebook_path": "nb.ipynb", "edit_mode": "insert",
+                                      "new_source": "x = 1"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert details.extra["action"] == "insert" and details.original == ""
+    new_id = details.extra["cell_id"]
+    result = await built.execute(ExecControl())
+    assert new_id in result.text and cells(path)[0]["id"] == new_id
+
+
+async def test_delete(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    built = NotebookEditTool().build({"notebook_path": "nb.ipynb", "edit_mode": "delete",
+                                      "cell_id": "boom"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert details.extra["action"] == "delete" and details.proposed is None
+    assert built.with_modification("nope") is None
+    result = await built.execute(ExecControl())
+    assert result.text == "Deleted cell boom from nb.ipynb."
+    assert [c["id"] for c in cells(path)] == ["intro", "load", "show", "plot"]
+
+
+async def test_move(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    built = NotebookEditTool().build({"notebook_path": "nb.ipynb", "edit_mode": "move",
+                                      "cell_id": "boom", "after_cell_id": "intro"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert details.diff is not None and "cell order" in details.diff
+    assert "+boom  [code] 1/0" in details.diff
+    result = await built.execute(ExecControl())
+    assert result.text == "Moved cell boom after cell intro in nb.ipynb."
+    assert [c["id"] for c in cells(path)] == ["intro", "boom", "load", "show", "plot"]
+    top = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "move", "cell_id": "plot"})
+    assert "to the top" in top.text
+    assert cells(path)[0]["id"] == "plot"
+    same = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "move", "cell_id": "plot"})
+    assert code_of(same) == ErrorCode.EDIT_NO_CHANGE
+    itself = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "move",
+                              "cell_id": "plot", "after_cell_id": "plot"})
+    assert code_of(itself) == ErrorCode.EDIT_NO_CHANGE
+
+
+async def test_change_type_keeps_the_id(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    built = NotebookEditTool().build({"notebook_path": "nb.ipynb", "cell_id": "intro",
+                                      "cell_type": "code"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert details.extra["action"] == "set_type"
+    assert details.extra["previous_cell_type"] == "markdown"
+    result = await built.execute(ExecControl())
+    assert result.text == ("Changed cell intro in nb.ipynb from markdown to code; it keeps its "
+                           "id.")
+    cell = cells(path)[0]
+    assert cell["id"] == "intro" and cell["cell_type"] == "code" and cell["outputs"] == []
+    both = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                            "cell_type": "markdown", "new_source": "Shows x."})
+    assert "now a markdown cell" in both.text
+    show = cells(path)[2]
+    assert show["id"] == "show" and show["cell_type"] == "markdown" and "outputs" not in show
+
+
+async def test_no_change_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "print(x)"})
+    assert code_of(result) == ErrorCode.EDIT_NO_CHANGE
+
+
+# -- addressing -------------------------------------------------------------------------------------
+
+async def test_execution_count_addressing(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "[2]",
+                              "new_source": "print(x * 2)"})
+    assert "Updated cell show" in result.text
+    missing = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "[99]",
+                               "new_source": "y"})
+    assert code_of(missing) == ErrorCode.NOTEBOOK_CELL_NOT_FOUND
+    assert "[99]" in missing.text
+
+
+async def test_ambiguous_execution_count_lists_candidates(ctx: ToolContext,
+                                                          tmp_path: Path) -> None:
+    path = write_nb(tmp_path / "dup.ipynb", notebook([
+        code("a = 1", cid="one", count=12), code("b = 2", cid="two", count=12)]))
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "dup.ipynb", "cell_id": "[12]",
+                              "new_source": "c"})
+    assert code_of(result) == ErrorCode.INVALID_TOOL_PARAMS
+    assert "ambiguous" in result.text
+    assert "one ('a = 1')" in result.text and "two ('b = 2')" in result.text
+
+
+async def test_cell_n_only_without_ids(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "cell-2",
+                              "new_source": "x"})
+    assert code_of(result) == ErrorCode.NOTEBOOK_CELL_NOT_FOUND
+    assert "has cell ids" in result.text and "'show'" in result.text
+
+
+async def test_unknown_id(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "nope",
+                              "new_source": "x"})
+    assert code_of(result) == ErrorCode.NOTEBOOK_CELL_NOT_FOUND
+    assert "intro, load, show, plot, boom" in result.text
+
+
+# -- the strict rule --------------------------------------------------------------------------------
+
+async def test_edit_without_a_read_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    before = path.read_bytes()
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "y"})
+    assert code_of(result) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert "read_file" in result.text
+    assert path.read_bytes() == before
+
+
+async def test_partial_read_is_not_enough_until_pages_cover_all(ctx: ToolContext,
+                                                                 tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path, offset=0, limit=3)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "y"})
+    assert code_of(result) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert "seen 3 of 5 cells" in result.text and "cells=3-4" in result.text
+    page = await read(ctx, path, view=NotebookView(("3-",), sources_only=True))
+    assert "You have now seen every cell" in page.text
+    ok = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show", "new_source": "y"})
+    assert not ok.is_error, ok.text
+
+
+async def test_concurrent_change_between_read_and_edit(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    nb = json.loads(path.read_text())
+    nb["cells"].insert(1, code("user_cell()", cid="usernew"))
+    del nb["cells"][-1]
+    write_nb(path, nb)
+    before = path.read_bytes()
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "y"})
+    assert code_of(result) == ErrorCode.FILE_CHANGED_SINCE_READ
+    assert "added: usernew" in result.text and "removed: boom" in result.text
+    assert "Read it again" in result.text
+    assert path.read_bytes() == before
+
+
+async def test_target_source_changed_since_read(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    nb = json.loads(path.read_text())
+    nb["cells"][2]["source"] = "print('user')"
+    write_nb(path, nb)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "y"})
+    assert code_of(result) == ErrorCode.FILE_CHANGED_SINCE_READ
+    assert "Cell show" in result.text
+    other = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "load",
+                             "new_source": "x = 0"})
+    assert not other.is_error, other.text
+    assert cells(path)[2]["source"] == "print('user')"
+
+
+async def test_change_during_approval_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+
+    def user_edits() -> None:
+        nb = json.loads(path.read_text())
+        nb["cells"][2]["source"] = ["print('mine')"]
+        write_nb(path, nb)
+
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "y"}, during_approval=user_edits)
+    assert code_of(result) == ErrorCode.FILE_CHANGED_SINCE_READ
+    assert cells(path)[2]["source"] == ["print('mine')"]
+
+
+async def test_user_modified_proposal(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample(tmp_path)
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                              "new_source": "print(x)  # model"},
+                        modified="print(x)  # user")
+    assert not result.is_error, result.text
+    assert "The user edited your proposed source" in result.text
+    assert "print(x)  # user" in result.text
+    assert cells(path)[2]["source"] == ["print(x)  # user"]
+    again = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
+                             "new_source": "print(x)"})
+    assert not again.is_error, again.text
+
+
+# -- 4.4 notebooks and bad files --------------------------------------------------------------------
+
+async def test_44_notebook_gets_persistent_ids_first(ctx: ToolContext, tmp_path: Path) -> None:
+    path = sample44(tmp_path)
+    rendered = await read(ctx, path)
+    assert "--- Code Cell cell-1 [1] ---" in rendered.text
+    built = NotebookEditTool().build({"notebook_path": "old.ipynb", "cell_id": "cell-1",
+                                      "new_source": "a = 10\n"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    details = await built.confirmation_details()
+    assert "nbformat 4.4" in details.summary and details.extra["adds_cell_ids"] is True
+    result = await built.execute(ExecControl())
+    assert not result.is_error, result.text
+    nb = json.loads(path.read_text())
+    assert nb["nbformat_minor"] == 5
+    ids = [c["id"] for c in nb["cells"]]
+    assert f"Updated cell {ids[1]}" in result.text
+    assert f"cell-0 -> {ids[0]}, cell-1 -> {ids[1]}, cell-2 -> {ids[2]}" in result.text
+    assert nb["cells"][1]["source"] == "a = 10\n"
+    follow = await edit(ctx, {"notebook_path": "old.ipynb", "cell_id": ids[2],
+                              "new_source": "b = a * 2"})
+    assert not follow.is_error, follow.text
+
+
+async def test_invalid_notebook(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text("{oops")
+    result = await edit(ctx, {"notebook_path": "bad.ipynb", "cell_id": "a", "new_source": "x"})
+    assert code_of(result) == ErrorCode.NOTEBOOK_INVALID_JSON
+    missing = await edit(ctx, {"notebook_path": "gone.ipynb", "cell_id": "a",
+                               "new_source": "x"})
+    assert code_of(missing) == ErrorCode.FILE_NOT_FOUND
+
+
+# -- the notebook it runs in ------------------------------------------------------------------------
+
+def live(ctx: ToolContext) -> MemoryNotebook:
+    doc = MemoryNotebook([CellData("m1", "markdown", "# Hi"),
+                          CellData("c1", "code", "x = 1", {}, [stream("out")], 1)])
+    ctx.services[NotebookProvider] = Provider(doc, ctx.cwd)
+    return doc
+
+
+async def test_default_is_the_current_live_notebook(ctx: ToolContext) -> None:
+    doc = live(ctx)
+    await read(ctx, "/nb/live.ipynb")
+    built = NotebookEditTool().build({"cell_id": "c1", "new_source": "x = 2"}, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    assert built.locations() == [Path("/nb/live.ipynb")]
+    result = await built.execute(ExecControl())
+    assert not result.is_error, result.text
+    assert doc.cells[1].source == "x = 2" and doc.cells[1].outputs == []
+    assert doc.saves == 0
+    assert result.file_paths == ["/nb/live.ipynb"]
+
+
+async def test_live_44_notebook_keeps_its_ids(ctx: ToolContext) -> None:
+    doc = live(ctx)
+    doc.minor = 4
+    await read(ctx, "/nb/live.ipynb")
+    result = await edit(ctx, {"cell_id": "m1", "new_source": "# Hello"})
+    assert not result.is_error, result.text
+    assert doc.minor == 5 and "nbformat 4.4" not in result.text
+
+
+async def test_no_notebook_open(ctx: ToolContext) -> None:
+    ctx.services[NotebookProvider] = Provider(None, ctx.cwd)
+    result = await edit(ctx, {"cell_id": "c1", "new_source": "x"})
+    assert code_of(result) == "notebook_not_open"
+    assert "notebook_path" in result.text
+    built = NotebookEditTool().build({"cell_id": "c1", "new_source": "x"}, ctx)
+    assert isinstance(built, NotebookEditInvocation) and built.locations() == []
+
+
+async def test_other_notebooks_open_as_files(ctx: ToolContext, tmp_path: Path) -> None:
+    live(ctx)
+    path = write_nb(tmp_path / "other.ipynb", notebook([md("# Other", cid="o1")]))
+    await read(ctx, path)
+    result = await edit(ctx, {"notebook_path": "other.ipynb", "cell_id": "o1",
+                              "new_source": "# Changed"})
+    assert not result.is_error, result.text
+    assert cells(path)[0]["source"] == "# Changed"
+
+
+async def test_read_cache_stays_fresh_and_non_text(ctx: ToolContext, tmp_path: Path) -> None:
+    from agent_ext.fs import ReadCache, check_prior_read
+
+    ctx.services[ReadCache] = cache = ReadCache()
+    path = sample(tmp_path)
+    await read(ctx, path)
+    await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show", "new_source": "y"})
+    assert cache.check(path) == "fresh"
+    answer = check_prior_read(cache, path, "editing")
+    assert not answer.ok and "notebook_edit" in answer.message
