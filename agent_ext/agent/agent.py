@@ -33,6 +33,7 @@ from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, 
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.tools import register_builtins
+from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
 from agent_ext.urls import URLRouter
@@ -106,6 +107,8 @@ class Agent:
         if isinstance(self.policy, RulePolicy):
             self.policy.attach(self.registry)
             self.context.services[RulePolicy] = self.policy
+            # grep, glob and ls hide files that Read deny rules cover.
+            self.context.services[ReadDenied] = self.policy.read_denied
         self._startup_notices = list(getattr(self.policy, "problems", ()))
         self.system_prompt_addition = system_prompt
         self.max_turns = max_turns

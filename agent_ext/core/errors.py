@@ -33,6 +33,8 @@ class ErrorCode:
     NOTEBOOK_CELL_NOT_FOUND = "notebook_cell_not_found"
     GLOB_EXECUTION_ERROR = "glob_execution_error"
     GREP_EXECUTION_ERROR = "grep_execution_error"
+    LS_EXECUTION_ERROR = "ls_execution_error"
+    PATH_IS_NOT_A_DIRECTORY = "path_is_not_a_directory"
     TOOL_SEARCH_FAILED = "tool_search_failed"
 
 

@@ -1,0 +1,442 @@
+"""grep: search file contents with ripgrep, or a pure-Python engine that gives the same results.
+
+Files are listed most recently modified first (then by path), with paths relative to the
+working directory (absolute outside it), so the model sees fresh work first and can pass paths
+straight to read_file. Output is paged with head_limit/offset and stays under the tool's
+20,000-character budget by ending the page early, never by cutting the middle out. Files shown
+count as partial reads, so an edit of a file found with grep passes the prior-read gate; files
+the session's read rules deny are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+
+from agent_ext.core import (
+    ErrorCode,
+    ExecControl,
+    Kind,
+    Params,
+    Tier,
+    Tool,
+    ToolContext,
+    ToolInvocation,
+    ToolResult,
+)
+from agent_ext.fs import PathArg, ReadCache, parse_path_arg
+from agent_ext.urls import URLError, URLRouter
+
+from ._ignore import ReadDenied
+from ._pygrep import (
+    FileHits,
+    GrepQuery,
+    Line,
+    PatternError,
+    ScanResult,
+    compile_query,
+    scan,
+    search_text,
+    spans_lines,
+)
+from ._rg import RgError, find_rg, search
+
+DEFAULT_TIMEOUT = 60.0
+#: Longer lines are cut to this many characters and marked with "...".
+MAX_LINE_CHARS = 500
+#: A page ends before its body passes this many characters (the tool's budget is 20,000).
+BODY_CHARS = 18_000
+Engine = Literal["auto", "rg", "python"]
+_services_lock = threading.Lock()
+
+
+class GrepParams(Params):
+    model_config = ConfigDict(populate_by_name=True)
+
+    pattern: str = Field(
+        min_length=1,
+        description="Regular expression to search for (Rust/ripgrep syntax: escape literal "
+                    "braces and parentheses, e.g. `interface\\{\\}` or `run\\(`).")
+    path: str | None = Field(
+        default=None,
+        description="File or directory to search, absolute or relative to the working "
+                    "directory. Default: the working directory.")
+    glob: str | None = Field(
+        default=None,
+        description='Only search files matching this glob, e.g. "*.py", "*.{ts,tsx}", '
+                    '"src/**/*.js"; several separated by spaces or commas; "!" excludes.')
+    type: str | None = Field(
+        default=None,
+        description="Only search files of this type: py, js, ts, json, md, yaml, toml, rust, "
+                    "go, c, cpp, java, sh, html, css, ipynb, ...")
+    output_mode: Literal["files_with_matches", "content", "count"] = Field(
+        default="files_with_matches",
+        description='"files_with_matches" (default): paths of matching files; "content": the '
+                    'matching lines (see -n, -A, -B, -C); "count": matching lines per file.')
+    case_insensitive: bool | None = Field(default=None, alias="-i",
+                                          description="Ignore case.")
+    line_numbers: bool | None = Field(
+        default=None, alias="-n", description="Show line numbers (content mode; default true).")
+    after: int | None = Field(default=None, alias="-A", ge=0,
+                              description="Lines of context after each match (content mode).")
+    before: int | None = Field(default=None, alias="-B", ge=0,
+                               description="Lines of context before each match (content mode).")
+    context: int | None = Field(
+        default=None, alias="-C", ge=0,
+        description="Lines of context before and after each match (content mode).")
+    multiline: bool = Field(
+        default=False, description="Let a match span lines; `.` then matches newlines too.")
+    head_limit: int = Field(
+        default=250, ge=0,
+        description="Show at most this many entries (files; lines in content mode). 0: no "
+                    "limit (pages still end near 20,000 characters).")
+    offset: int = Field(default=0, ge=0,
+                        description="Skip this many entries first, to read the next page.")
+
+
+class GrepTool(Tool[GrepParams]):
+    name = "grep"
+    description = (
+        "Search file contents with a regular expression (ripgrep). Skips hidden, binary and "
+        ".gitignored files. Returns the paths of matching files (default), the matching lines "
+        "with output_mode=\"content\" (with -n, -A/-B/-C), or per-file counts with "
+        "output_mode=\"count\"; narrow with path, glob or type. Files come most recently "
+        "modified first, paths relative to the working directory; page with head_limit and "
+        "offset. Use this rather than grep or rg in the shell.")
+    kind = Kind.SEARCH
+    params_model = GrepParams
+    read_only = True
+    concurrency_safe = True
+    search_hint = "search find regex ripgrep rg text code content pattern occurrences"
+    max_output_chars = 20_000
+    truncate_keep = "head"
+
+    def __init__(self, *, engine: Engine = "auto", timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.engine = engine
+        self.timeout = timeout
+
+    def rg_path(self) -> str | None:
+        """The rg binary to use, or None for the pure-Python engine."""
+        choice = self.engine
+        if choice == "auto":
+            choice = "python" if os.environ.get("AGENT_EXT_GREP", "").lower() == "python" else "rg"
+        return None if choice == "python" else find_rg()
+
+    def check(self, params: GrepParams, ctx: ToolContext) -> str | None:
+        try:
+            target = _target(params, ctx)
+        except ValueError as err:
+            return f"`path`: {err}"
+        if target.path is not None and not target.path.exists():
+            if any(c in (params.path or "") for c in "*?[{"):
+                return (f"`path` {params.path!r} looks like a glob; give the directory as "
+                        "path and the file pattern as glob (e.g. glob=\"*.py\").")
+            return (f"`path` {params.path!r} does not exist ({target.path}). Check it with ls "
+                    "or glob, or leave path out to search the working directory.")
+        return None
+
+    def invocation(self, params: GrepParams, ctx: ToolContext) -> ToolInvocation[GrepParams]:
+        return GrepInvocation(self, params, ctx, _target(params, ctx))
+
+
+def _router(ctx: ToolContext) -> URLRouter | None:
+    found = ctx.services.get(URLRouter)
+    return found if isinstance(found, URLRouter) else None
+
+
+def _target(params: GrepParams, ctx: ToolContext) -> PathArg:
+    router = _router(ctx)
+    return parse_path_arg(params.path or ".", ctx.cwd,
+                          schemes=router.names() if router is not None else None)
+
+
+def _split_globs(text: str | None) -> tuple[str, ...]:
+    out: list[str] = []
+    for piece in (text or "").split():
+        out += [piece] if "{" in piece else [g for g in piece.split(",") if g]
+    return tuple(out)
+
+
+class GrepInvocation(ToolInvocation[GrepParams]):
+    """One grep call: its search root, the query, and running it."""
+
+    def __init__(self, tool: GrepTool, params: GrepParams, ctx: ToolContext,
+                 target: PathArg) -> None:
+        super().__init__(tool, params, ctx)
+        self.grep = tool
+        self.target = target
+
+    def query(self) -> GrepQuery:
+        p = self.params
+        context = p.context or 0
+        return GrepQuery(
+            pattern=p.pattern, mode=p.output_mode, ignore_case=bool(p.case_insensitive),
+            multiline=p.multiline, before=p.before if p.before is not None else context,
+            after=p.after if p.after is not None else context, globs=_split_globs(p.glob),
+            type=p.type or None)
+
+    def description(self) -> str:
+        return f"grep {self.params.pattern!r} in {self.params.path or '.'}"
+
+    def locations(self) -> list[Path]:
+        return [self.target.path] if self.target.path is not None else []
+
+    def tier(self) -> Tier:
+        return Tier.READ
+
+    async def execute(self, control: ExecControl) -> ToolResult:
+        query = self.query()
+        try:
+            if self.target.url is not None:
+                found = await self._search_url(query)
+                if isinstance(found, ToolResult):
+                    return found
+            else:
+                assert self.target.path is not None
+                found = await self._search(query, self.target.path, control)
+        except PatternError as err:
+            reason = str(err).rstrip(".")
+            return ToolResult.fail(ErrorCode.INVALID_TOOL_PARAMS,
+                                   f"invalid parameters for grep: {reason}. Fix it and retry.")
+        except OSError as err:
+            return ToolResult.fail(ErrorCode.GREP_EXECUTION_ERROR,
+                                   f"grep could not run: {err}. Check the path, then retry.")
+        if isinstance(found, ToolResult):
+            return found
+        return await asyncio.to_thread(self._report, query, found)
+
+    async def _search(self, query: GrepQuery, root: Path,
+                      control: ExecControl) -> ScanResult | ToolResult:
+        exe = self.grep.rg_path()
+        if exe is None:
+            return await asyncio.to_thread(scan, root, query, timeout=self.grep.timeout,
+                                           cancelled=control.cancelled)
+        try:
+            return await search(exe, query, root, timeout=self.grep.timeout,
+                                cancelled=control.cancelled)
+        except RgError as err:
+            return ToolResult.fail(ErrorCode.GREP_EXECUTION_ERROR,
+                                   f"ripgrep failed: {err}. Check the path and pattern, or "
+                                   "narrow the search and retry.")
+
+    async def _search_url(self, query: GrepQuery) -> ScanResult | ToolResult:
+        url = self.target.url
+        assert url is not None
+        router = _router(self.ctx)
+        if router is None or router.get(url.scheme) is None:
+            return ToolResult.fail(
+                ErrorCode.INVALID_TOOL_PARAMS,
+                f"grep on internal URLs ({url.scheme}://) arrives with the notebook layer. "
+                "Search files by path instead, or open the resource with read_file.")
+        try:
+            resolved = await router.resolve(url)
+        except URLError as err:
+            return ToolResult.fail(err.code, str(err))
+        if resolved.text is None:
+            return ToolResult.fail(ErrorCode.GREP_EXECUTION_ERROR,
+                                   f"{url.href} is not text, so it cannot be searched; open it "
+                                   "with read_file.")
+        regex = compile_query(query)
+        count, lines = search_text(resolved.text, regex, query,
+                                   spanning=spans_lines(regex, query),
+                                   first_only=query.mode == "files_with_matches")
+        hits = [FileHits(url.href, count=count, size=len(lines), parsed=lines)] if count else []
+        return ScanResult(files=hits)
+
+    def _report(self, query: GrepQuery, found: ScanResult) -> ToolResult:
+        denied = self.ctx.services.get(ReadDenied)
+        report = Report(query, found, cwd=self.ctx.cwd, root=self.target,
+                        denied=denied if callable(denied) else None,
+                        timeout=self.grep.timeout, numbers=self.params.line_numbers is not False)
+        text, shown = report.render(self.params.head_limit, self.params.offset)
+        cache = _read_cache(self.ctx)
+        for path in shown:
+            if not path.endswith(".ipynb"):
+                with contextlib.suppress(OSError):
+                    cache.record_read(path, full=False, cacheable=True)
+        return ToolResult(llm_content=text, display=text, file_paths=shown)
+
+
+def _read_cache(ctx: ToolContext) -> ReadCache:
+    with _services_lock:
+        found = ctx.services.get(ReadCache)
+        if not isinstance(found, ReadCache):
+            found = ReadCache()
+            ctx.services[ReadCache] = found
+        return found
+
+
+class Report:
+    """One search's results as the model sees them: permission-filtered, sorted, paged."""
+
+    def __init__(self, query: GrepQuery, found: ScanResult, *, cwd: Path, root: PathArg,
+                 denied: Callable[[Path], bool] | None, timeout: float, numbers: bool) -> None:
+        self.q, self.found, self.timeout, self.numbers = query, found, timeout, numbers
+        self.cwd = os.path.normpath(str(cwd))
+        self.root = root
+        hits = found.files
+        if denied is not None:
+            hits = [h for h in hits if "://" in h.path or not denied(Path(h.path))]
+        self.hidden = len(found.files) - len(hits)
+        mtimes = found.mtimes
+        for h in hits:
+            if h.path not in mtimes:
+                mtimes[h.path] = _mtime(h.path)
+        hits.sort(key=lambda h: (-mtimes[h.path], h.path))
+        self.hits = hits
+
+    def show(self, path: str) -> str:
+        """``path`` relative to the working directory when inside it, else absolute."""
+        if path == self.cwd:
+            return "."
+        prefix = self.cwd.rstrip(os.sep) + os.sep
+        return path[len(prefix):] if path.startswith(prefix) else path
+
+    def render(self, limit: int, offset: int) -> tuple[str, list[str]]:
+        """The result text, and the files on the page (to record as partial reads)."""
+        content = self.q.mode == "content"
+        total = sum(h.size for h in self.hits) if content else len(self.hits)
+        if not self.hits:
+            return self._empty(), []
+        if offset and offset >= total:
+            unit = "line(s)" if content else "file(s)"
+            return f"No results at offset={offset}: the search found {total} {unit}.", []
+        body, files, cut = self._lines(limit, offset) if content else self._entries(limit, offset)
+        shown = sum(1 for x in body if x != "--") if content else len(files)
+        notes = self._notes(offset, shown, total, cut)
+        text = "\n".join([self._header(), "---", *body, *(["---", *notes] if notes else [])])
+        return text, [h.path for h in files if not h.binary and "://" not in h.path]
+
+    def _entries(self, limit: int, offset: int) -> tuple[list[str], list[FileHits], int]:
+        body: list[str] = []
+        files: list[FileHits] = []
+        used = 0
+        for h in self.hits[offset:offset + limit if limit else None]:
+            line = self.show(h.path)
+            line += f":{h.count}" if self.q.mode == "count" else ""
+            if body and used + len(line) + 1 > BODY_CHARS:
+                break
+            body.append(line)
+            files.append(h)
+            used += len(line) + 1
+        return body, files, 0
+
+    def _lines(self, limit: int, offset: int) -> tuple[list[str], list[FileHits], int]:
+        body: list[str] = []
+        files: list[FileHits] = []
+        used = cut = 0
+        grouped = bool(self.q.before or self.q.after)
+        last: tuple[FileHits, int] | None = None
+        for h, (no, is_match, raw) in self._window(offset, offset + limit if limit else None):
+            text = raw if len(raw) <= MAX_LINE_CHARS else raw[:MAX_LINE_CHARS] + "..."
+            cut += text is not raw
+            mark = ":" if is_match else "-"
+            name = self.show(h.path)
+            line = f"{name}{mark}{no}{mark}{text}" if self.numbers else f"{name}{mark}{text}"
+            gap = grouped and last is not None and (last[0] is not h or no != last[1] + 1)
+            if body and used + len(line) + 1 + 3 * gap > BODY_CHARS:
+                break
+            body += ["--", line] if gap else [line]
+            used += len(line) + 1 + 3 * gap
+            if not files or files[-1] is not h:
+                files.append(h)
+            last = (h, no)
+        return body, files, cut
+
+    def _window(self, offset: int, end: int | None) -> Iterator[tuple[FileHits, Line]]:
+        index = 0
+        for h in self.hits:
+            if index + h.size <= offset:
+                index += h.size
+                continue
+            for line in h.lines():
+                if end is not None and index >= end:
+                    return
+                if index >= offset:
+                    yield h, line
+                index += 1
+
+    def _header(self) -> str:
+        files, matched = len(self.hits), sum(h.count for h in self.hits)
+        where = f'pattern "{self.q.pattern}" {self._where()}'
+        if self.q.mode == "files_with_matches":
+            return f"Found {files} file(s) matching {where}, most recently modified first:"
+        unit = "match(es)" if self.q.multiline and self.q.mode == "count" else "matching line(s)"
+        tail = "; count per file" if self.q.mode == "count" else ""
+        return f"Found {matched} {unit} in {files} file(s) for {where}{tail}:"
+
+    def _where(self) -> str:
+        if self.root.url is not None:
+            place = f"in {self.root.url.href}"
+        elif self.root.path is not None and str(self.root.path) != self.cwd:
+            place = f'in "{self.show(str(self.root.path))}"'
+        else:
+            place = "in the working directory"
+        parts = [f'glob "{g}"' for g in self.q.globs]
+        parts += [f"type {self.q.type}"] if self.q.type else []
+        parts += ["case-insensitive"] if self.q.ignore_case else []
+        parts += ["multiline"] if self.q.multiline else []
+        return place + (f" ({', '.join(parts)})" if parts else "")
+
+    def _notes(self, offset: int, shown: int, total: int, cut: int) -> list[str]:
+        notes: list[str] = []
+        unit = "lines" if self.q.mode == "content" else "files"
+        if offset + shown < total:
+            notes.append(f"Showing {unit} {offset + 1}-{offset + shown} of {total}. Use "
+                         f"offset={offset + shown} for the next page, or narrow the search "
+                         "(path, glob, type).")
+        elif offset:
+            notes.append(f"Showing {unit} {offset + 1}-{total} of {total}.")
+        if cut:
+            notes.append(f"{cut} line(s) longer than {MAX_LINE_CHARS} characters were cut "
+                         "(marked ...); read_file shows them whole.")
+        binary = [self.show(h.path) for h in self.hits if h.binary]
+        if binary and self.q.mode == "content":
+            notes.append("Binary file(s) matched; their lines are not shown: "
+                         + ", ".join(binary[:10]) + (" ..." if len(binary) > 10 else ""))
+        notes += self._warnings()
+        return notes
+
+    def _warnings(self) -> list[str]:
+        notes = []
+        if self.hidden:
+            notes.append(f"{self.hidden} result(s) hidden by permission rules.")
+        reasons = {"timeout": f"it timed out after {self.timeout:g}s",
+                   "cancelled": "it was cancelled",
+                   "output": "it produced too much output"}
+        why = [reasons[self.found.stopped]] if self.found.stopped else []
+        if self.found.errors:
+            why.append(f"{len(self.found.errors)} path(s) could not be read, e.g. "
+                       f"{self.found.errors[0]}")
+        if why:
+            notes.append(f"The search did not complete ({'; '.join(why)}): results may be "
+                         "missing, so this is not proof of absence. Narrow the path, glob or "
+                         "pattern and retry.")
+        return notes
+
+    def _empty(self) -> str:
+        text = f"No matches found for {self._where_pattern()}."
+        notes = self._warnings()
+        if not notes and self.root.url is None:
+            notes.append("Hidden files, binary files and .gitignored paths are not searched.")
+        return " ".join([text, *notes])
+
+    def _where_pattern(self) -> str:
+        return f'pattern "{self.q.pattern}" {self._where()}'
+
+
+def _mtime(path: str) -> int:
+    """Modification time in ns (0 when unknown): only ints are kept, even for 10,000s of files."""
+    if "://" in path:
+        return 0
+    try:
+        return os.stat(path).st_mtime_ns  # noqa: PTH116  (thousands of calls: no Path objects)
+    except OSError:
+        return 0
