@@ -90,6 +90,7 @@ class Session:
                              "`%agent model openai:gpt-4o` after `%agent key openai`).") from None
         agent.sinks.append(self.display)
         _add_asker(agent, self)
+        _add_kernel(agent, self.shell)
         return agent
 
     @contextlib.contextmanager
@@ -231,3 +232,14 @@ def get_agent(**overrides: Any) -> Agent:
     ``get_agent(model=ScriptedModel([...]))``; the previous one is closed.
     """
     return current().agent(**overrides)
+
+
+def _add_kernel(agent: Agent, shell: Any) -> None:
+    """Give var://, history:// and run_cell the kernel they read and run code in."""
+    from agent_ext.urls.kernel import KernelProvider  # noqa: PLC0415
+
+    from .kernel import kernel_provider  # noqa: PLC0415
+
+    provider = kernel_provider(shell)
+    if provider is not None:
+        agent.context.services[KernelProvider] = provider
