@@ -20,6 +20,7 @@ from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
 from agent_ext.core.plugins import load_plugins
 from agent_ext.fs import EditHistory, ReadCache
+from agent_ext.mcp import McpManager
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -88,6 +89,7 @@ class Agent:
         budget: BudgetConfig | None = None,
         notebook: str | None = None,
         plugins: bool = True,
+        mcp: bool = True,
         on_event: ev.EventSink | None = None,
     ) -> None:
         self.cwd = Path(cwd).expanduser().resolve()
@@ -129,6 +131,16 @@ class Agent:
         self._pipeline = Pipeline(self.registry, self.context, self.policy, self.approver,
                                   self.budget, self._emit, self.secrets)
         self._add_services()
+        # MCP servers from .mcp.json and the settings files; connected when the first run
+        # starts, so that loading the extension stays cheap and the first request names them.
+        self.mcp: McpManager | None = (
+            McpManager.from_project(self.cwd, self.registry,
+                                    on_event=lambda n: self._emit(ev.Notice(n.text, n.level)))
+            if mcp else None)
+        router = self.context.service(URLRouter)
+        if self.mcp is not None and router is not None:
+            router.register(self.mcp.scheme)
+            self.context.services[McpManager] = self.mcp
         self._inner: asyncio.Task[Any] | None = None
         self._cancel_requested = False
         self._run_lock = asyncio.Lock()
@@ -202,6 +214,12 @@ class Agent:
         for problem in self._startup_notices:
             self._emit(ev.Notice(problem, "warning"))
         self._startup_notices.clear()
+        if self.mcp is not None:
+            try:
+                await self._step(self.mcp.start())
+            except asyncio.CancelledError:
+                if not self._cancel_requested:
+                    raise
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
         while True:
@@ -415,6 +433,8 @@ class Agent:
         jobs = self.context.service(ShellJobs)
         if jobs is not None:
             await jobs.kill_all()
+        if self.mcp is not None:
+            await self.mcp.aclose()
         self.store.cleanup()
 
 

@@ -42,9 +42,12 @@ SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
     ("load", "replace the conversation with one saved by `%agent save`", (("path", {}),)),
     ("key", "set a provider's API key from a hidden prompt, for this kernel only",
      (("provider", {"nargs": "?"}),)),
+    ("mcp", ("MCP servers: `list`; `add NAME -- COMMAND ARGS...`; `add NAME --url URL "
+             "[--header 'K: V']`; `add NAME --json '{...}'`; `remove NAME` (add/remove also "
+             "update .mcp.json unless --no-save)"), (("words", {"nargs": "*"}),)),
 )
 #: Commands that get the rest of the line as typed (quotes and spaces kept) as ``args.text``.
-RAW = frozenset({"allow", "deny", "ask", "key"})
+RAW = frozenset({"allow", "deny", "ask", "key", "mcp"})
 
 
 def status(session: Session, _args: argparse.Namespace) -> str:
@@ -185,9 +188,15 @@ def key(session: Session, args: argparse.Namespace) -> str:
     return ask_key(session, args.text.split())
 
 
+def mcp(session: Session, args: argparse.Namespace) -> str:
+    from .mcp_command import run  # noqa: PLC0415
+
+    return run(session.agent(), args.text)
+
+
 COMMANDS: dict[str, Command] = {
     "status": status, "model": model, "mode": mode, "allow": rule("allow"),
     "deny": rule("deny"), "ask": rule("ask"), "tools": tools, "reset": reset,
     "history": history, "undo": undo, "cost": usage, "usage": usage, "save": save,
-    "load": load, "key": key,
+    "load": load, "key": key, "mcp": mcp,
 }

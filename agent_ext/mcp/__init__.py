@@ -1,0 +1,33 @@
+"""MCP servers for the agent: configuration, connections, deferred tools and ``mcp://`` resources.
+
+Nothing here imports IPython; the Agent starts an ``McpManager`` on its first run, registers
+``manager.scheme`` with its URL router, and closes the manager with the session.
+"""
+
+from .config import McpConfig, ServerConfig, load_mcp_config, parse_server, parse_servers
+from .connection import ServerConnection
+from .errors import MCP_SERVER_DISCONNECTED, MCP_SERVER_UNAVAILABLE, MCP_TOOL_ERROR
+from .manager import McpManager, McpNotice, ServerStatus
+from .resources import McpScheme
+from .store import McpConfigError, add_server, remove_server
+from .tools import McpTool
+
+__all__ = [
+    "MCP_SERVER_DISCONNECTED",
+    "MCP_SERVER_UNAVAILABLE",
+    "MCP_TOOL_ERROR",
+    "McpConfig",
+    "McpConfigError",
+    "McpManager",
+    "McpNotice",
+    "McpScheme",
+    "McpTool",
+    "ServerConfig",
+    "ServerConnection",
+    "ServerStatus",
+    "add_server",
+    "load_mcp_config",
+    "parse_server",
+    "parse_servers",
+    "remove_server",
+]
