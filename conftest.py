@@ -1,0 +1,23 @@
+"""Test-session isolation that must hold before any kernel starts (kernels inherit it).
+
+Kernels started by the tests and by nbval for ``notebooks/`` see a temporary HOME and config
+folder and no installed plugins, never the developer's own.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001  (the hook's signature)
+    home = Path(tempfile.mkdtemp(prefix="agent_ext-test-home-"))
+    os.environ["HOME"] = str(home)
+    os.environ["AGENT_EXT_CONFIG_DIR"] = str(home / ".agent_ext")
+    os.environ["AGENT_EXT_PLUGINS"] = "none"
+    for var in ("AGENT_EXT_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY",
+                "ANTHROPIC_BASE_URL"):
+        os.environ.pop(var, None)
