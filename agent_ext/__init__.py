@@ -52,6 +52,11 @@ def get_agent(**overrides: Any) -> Agent:
     return session_agent(**overrides)
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds the built bridge extension (``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "agent-ext"}]
+
+
 def __getattr__(name: str) -> Any:
     # The agent layer pulls in the model adapters; keep `import agent_ext` light.
     if name in ("Agent", "RunResult"):
