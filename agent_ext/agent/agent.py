@@ -420,10 +420,16 @@ class Agent:
         restore_reveals(self.registry, self.messages)
 
     def reset(self) -> None:
-        """Forget the conversation and the revealed tools; keep tools, rules and settings."""
+        """Forget the conversation and the revealed tools, and stop the MCP servers.
+
+        Tools, rules and settings stay. The servers' process trees are gone when this returns,
+        so a reset leaves no process behind; the next run starts the servers again.
+        """
         self.messages.clear()
         self.registry.unreveal()
         self.usage = Usage()
+        if self.mcp is not None:
+            self.mcp.stop_now()
 
     async def aclose(self) -> None:
         """Release the session's resources (spill files); safe to call twice."""

@@ -117,8 +117,12 @@ def tools(session: Session, _args: argparse.Namespace) -> str | None:
 
 
 def reset(session: Session, _args: argparse.Namespace) -> str:
-    session.agent().reset()
-    return "conversation cleared (tools, rules and settings stay)"
+    agent = session.agent()
+    running = [s.name for s in agent.mcp.status() if s.pid] if agent.mcp is not None else []
+    agent.reset()
+    stopped = (f"; MCP servers stopped ({', '.join(running)}), the next run starts them again"
+               if running else "")
+    return f"conversation cleared (tools, rules and settings stay){stopped}"
 
 
 def history(session: Session, _args: argparse.Namespace) -> str:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -42,6 +45,7 @@ class Session:
         self._agent: Agent | None = None
         self._quiet = False
         self.config.observe(self._changed, names=["model", "mode", "max_turns", "system_prompt"])
+        _catch_sigterm(shell)
 
     @property
     def display(self) -> RunDisplay:
@@ -152,13 +156,20 @@ class Session:
     # -- lifetime -------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the tickers, stop observing the settings, close the agent (``%unload_ext``)."""
+        """Stop the tickers, stop observing the settings, close the agent (``%unload_ext``).
+
+        The agent's MCP servers are killed before this returns, since the rest of its close
+        runs on the loop after the cell: no server process outlives the unload.
+        """
         self.ticker.stop()
         self.config.unobserve(self._changed, names=["model", "mode", "max_turns",
                                                     "system_prompt"])
+        _release_sigterm()
         if self._agent is not None:
             if self._display in self._agent.sinks:
                 self._agent.sinks.remove(self._display)
+            if self._agent.mcp is not None:
+                self._agent.mcp.stop_now()
             close_soon(self._agent)
             self._agent = None
 
@@ -198,6 +209,39 @@ def close_soon(agent: Agent) -> None:
     task = loop.create_task(agent.aclose())
     _closing.add(task)
     task.add_done_callback(_closing.discard)
+
+
+# -- kernel shutdown ----------------------------------------------------------------------------
+
+
+def _on_sigterm(signum: int, _frame: FrameType | None) -> None:
+    """Kill the session's MCP server trees, then die of SIGTERM as the kernel would have.
+
+    A clean shutdown (a shutdown_request) exits through atexit, which kills them; SIGTERM,
+    jupyter_client's next step when that takes too long, skips atexit, and the servers run in
+    sessions of their own, so nothing else would stop them.
+    """
+    agent = _session._agent if _session is not None else None
+    if agent is not None and agent.mcp is not None:
+        agent.mcp.kill_processes()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _catch_sigterm(shell: Any) -> None:
+    """Route a kernel's SIGTERM through ``_on_sigterm`` when nothing else handles it."""
+    if getattr(shell, "kernel", None) is None:
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        with contextlib.suppress(ValueError):  # not the main thread: atexit still covers exit
+            signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _release_sigterm() -> None:
+    """Give SIGTERM back its default action, if ``_catch_sigterm`` took it (``%unload_ext``)."""
+    if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # -- the current session ----------------------------------------------------------------------

@@ -5,7 +5,9 @@ timeout, so one slow or broken server delays nothing beyond that bound and leave
 working; each failure is reported once as a notice that says what to fix. Tools are registered
 deferred, so the first request names them without carrying their schemas. A server that dies
 mid-session is restarted by the next call (bounded retries); one that cannot be restarted loses
-its tools. ``await aclose()`` stops everything, process trees included, and may be called twice.
+its tools. ``await aclose()`` stops everything, process trees included, and may be called twice;
+``stop_now()`` does the same without awaiting (for ``%agent reset`` and ``%unload_ext``), and the
+next ``start()`` connects the servers again.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,8 @@ from .tools import McpTool, sync_tools
 
 #: Extra seconds past a server's start-up timeout before start() stops waiting for it.
 _SLACK = 10.0
+#: Seconds stop_now() waits for the killed process trees to be gone.
+_STOP_WAIT = 2.0
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,13 @@ class McpManager:
             atexit.register(self.kill_processes)
             self._atexit = True
 
+    def _current(self, conn: ServerConnection) -> bool:
+        """Whether ``conn`` is still the server's connection (stop_now() drops them unawaited)."""
+        return self._conns.get(conn.name) is conn
+
     def _tools_changed(self, conn: ServerConnection) -> None:
+        if not self._current(conn):
+            return
         first = not self._tools.get(conn.name)
         change = sync_tools(self.registry, conn, self._tools.setdefault(conn.name, {}))
         for problem in change.skipped:
@@ -147,6 +158,8 @@ class McpManager:
                          "info", conn.name)
 
     def _lost(self, conn: ServerConnection) -> None:
+        if not self._current(conn):
+            return
         if conn.state == "failed":
             self._drop_tools(conn.name)
             self._report_failure(conn, "stopped and was not restarted")
@@ -301,7 +314,8 @@ class McpManager:
         """Stop every server and kill their process trees; tools are removed. Idempotent."""
         conns = list(self._conns.values())
         try:
-            await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+            await asyncio.gather(*(c.close() for c in conns), *self._closing,
+                                 return_exceptions=True)
         finally:
             for conn in conns:
                 self._drop_tools(conn.name)
@@ -311,6 +325,36 @@ class McpManager:
             if self._atexit:
                 atexit.unregister(self.kill_processes)
                 self._atexit = False
+
+    def stop_now(self, wait: float = _STOP_WAIT) -> None:
+        """Kill every server's process tree and remove its tools, synchronously.
+
+        For callers that cannot await (``%agent reset``, ``%unload_ext``) yet must not return
+        while a server process lives: the trees get SIGKILL and are waited for (at most ``wait``
+        seconds), each connection winds down in the background, and the next ``start()``
+        connects every server again.
+        """
+        conns = list(self._conns.values())
+        self._conns.clear()
+        for conn in conns:
+            self._drop_tools(conn.name)
+        groups = set(self._pids)
+        members = {p for g in groups for p in (g, *procs.descendants(g))}
+        self.kill_processes()
+        deadline = time.monotonic() + wait
+        while (any(procs.alive(p) for p in members) or any(procs.group_alive(g) for g in groups)
+               ) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self._started = False
+        self._reported.clear()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop runs: each owner winds down when its loop runs next
+        for conn in conns:
+            task = loop.create_task(conn.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     def kill_processes(self) -> None:
         """SIGKILL every server process tree still known, synchronously (interpreter exit)."""
