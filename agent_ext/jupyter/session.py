@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -95,6 +95,7 @@ class Session:
         agent.sinks.append(self.display)
         _add_asker(agent, self)
         _add_kernel(agent, self.shell)
+        _add_notebooks(agent, self.shell, self.record)
         return agent
 
     @contextlib.contextmanager
@@ -165,6 +166,10 @@ class Session:
         self.config.unobserve(self._changed, names=["model", "mode", "max_turns",
                                                     "system_prompt"])
         _release_sigterm()
+        if self.shell is not None:
+            from .bridge import uninstall_bridge  # noqa: PLC0415
+
+            uninstall_bridge(self.shell)
         if self._agent is not None:
             if self._display in self._agent.sinks:
                 self._agent.sinks.remove(self._display)
@@ -287,3 +292,13 @@ def _add_kernel(agent: Agent, shell: Any) -> None:
     provider = kernel_provider(shell)
     if provider is not None:
         agent.context.services[KernelProvider] = provider
+
+
+def _add_notebooks(agent: Agent, shell: Any, notify: Callable[[str], None]) -> None:
+    """Notebook reads and edits: the live notebook through the browser bridge when it answers,
+    else the .ipynb file (VS Code, nbclient, a notebook that is not open)."""
+    from agent_ext.notebook.document import NotebookProvider  # noqa: PLC0415
+
+    from .bridge import install_bridge  # noqa: PLC0415
+
+    agent.context.services[NotebookProvider] = install_bridge(shell, notify=notify)
