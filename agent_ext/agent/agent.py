@@ -277,10 +277,8 @@ class Agent:
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         final: ModelResponse | None = None
         async for item in self.model.stream(request):
-            if isinstance(item, TextDelta):
-                self._emit(ev.TextDelta(item.text))
-            elif isinstance(item, ReasoningDelta):
-                self._emit(ev.ReasoningDelta(item.text))
+            if isinstance(item, TextDelta | ReasoningDelta):
+                self._emit(item)
             elif isinstance(item, ModelResponse):
                 final = item
         if final is None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from agent_ext.core import ToolResult
 from agent_ext.models import ToolCall, Usage
+from agent_ext.models.base import ReasoningDelta, TextDelta  # the model's deltas, passed on
 
 from .approval import ApprovalRequest, Decision
 
@@ -16,22 +17,16 @@ if TYPE_CHECKING:
     from .agent import RunResult
 
 
+__all__ = [
+    "ApprovalRequested", "ApprovalResolved", "Event", "EventSink", "Notice", "PlainTextRenderer",
+    "ReasoningDelta", "RunFinished", "RunStarted", "TextDelta", "ToolCallFinished",
+    "ToolCallStarted", "ToolOutput", "UsageUpdated",
+]
+
 @dataclass(frozen=True)
 class RunStarted:
     prompt: str
     model: str
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    """Assistant text as it streams."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class ReasoningDelta:
-    text: str
 
 
 @dataclass(frozen=True)
