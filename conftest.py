@@ -21,3 +21,12 @@ def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001  (the hook'
     for var in ("AGENT_EXT_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY",
                 "ANTHROPIC_BASE_URL"):
         os.environ.pop(var, None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last.
+
+    Playwright's sync API keeps an event loop running in the main thread while its browser is
+    open (a session fixture), and asyncio tests cannot start their own loop inside it.
+    """
+    items.sort(key=lambda item: "tests/browser/" in item.nodeid)
