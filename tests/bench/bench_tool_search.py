@@ -3,10 +3,11 @@
 Run as ``python tests/bench/bench_tool_search.py``. It registers the sample and extra catalogues
 as ``mcp__<server>__<tool>``, runs every query of ``tool_search_queries.json`` through each scorer,
 and prints top-1/top-5 overall, per category and per catalogue, then the latency of agent_ext's
-index over 1,000 tools. Two more tables follow, each over the sample and extra catalogues plus its
-own: ``dev`` (new servers, used for tuning) and ``holdout`` (new servers and queries kept apart
-from any tuning, to estimate accuracy on unseen servers). ``--misses=sample|extra|dev|all`` lists
-misses of the tuning sets; ``--misses=holdout`` must be asked for by name.
+index over 1,000 tools. More tables follow, each over the sample and extra catalogues plus its
+own: ``dev`` and ``dev2`` (new servers, used for tuning), ``holdout`` (new servers and queries,
+first kept apart and since used for tuning) and ``holdout2`` (new servers and queries kept apart
+from any tuning, to estimate accuracy on unseen servers). ``--misses=<set>|all`` lists misses of
+the tuning sets; ``--misses=holdout2`` must be asked for by name.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from agent_ext.core.search import SearchDoc, SearchIndex  # noqa: E402
 
 DATA = HERE / "data"
 CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.json",
-              "dev": "dev_catalogue.json", "holdout": "holdout_catalogue.json"}
+              "dev": "dev_catalogue.json", "dev2": "dev2_catalogue.json",
+              "holdout": "holdout_catalogue.json",
+              "holdout2": "holdout2_catalogue.json"}
+TUNING_SPLITS = ("dev", "dev2", "holdout")
+HELD_OUT = ("holdout2",)
 TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]
 
@@ -50,7 +55,8 @@ def load_tools(sets: Sequence[str] = TUNING_SETS) -> list[dict[str, object]]:
 
 
 def load_split(name: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    """The ``dev`` or ``holdout`` queries and their catalogue: sample, extra and its own."""
+    """The queries of a split (``dev``, ``dev2``, ``holdout``, ``holdout2``) and their catalogue:
+    sample, extra and its own."""
     return load_tools((*TUNING_SETS, name)), load_queries(f"{name}_queries.json")
 
 
@@ -198,7 +204,7 @@ def main() -> None:
     print(f"{len(tools)} tools, {len(queries)} queries; cells are top-1 % / top-5 %\n")
     print(format_table(report))
     misses = list(report.misses)
-    for split in ("dev", "holdout"):
+    for split in (*TUNING_SPLITS, *HELD_OUT):
         split_tools, split_queries = load_split(split)
         split_report = evaluate(split_tools, split_queries)
         misses += split_report.misses
@@ -211,7 +217,7 @@ def main() -> None:
     if shown:
         print("\nmisses of ours (query, expected, got):")
         for set_name, query, expected, got in misses:
-            if set_name not in shown and ("all" not in shown or set_name == "holdout"):
+            if set_name not in shown and ("all" not in shown or set_name in HELD_OUT):
                 continue
             print(f"  {query!r}: {[e.split('__')[-1] for e in expected]} -> "
                   f"{[g.split('__', 1)[-1] for g in got]}")

@@ -39,7 +39,7 @@ def test_catalogues_and_queries_are_consistent() -> None:
         assert set(q["expected"]) <= registered, q  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout"])
+@pytest.mark.parametrize("split", ["dev", "dev2", "holdout", "holdout2"])
 def test_split_sets_are_new_servers_with_consistent_queries(split: str) -> None:
     tools, queries = load_split(split)
     registered = {str(t["registered"]) for t in tools}
@@ -77,7 +77,7 @@ def test_ours_beats_the_seed_scorer(capsys: pytest.CaptureFixture[str]) -> None:
     assert lat["median_ms"] < 5.0
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout"])
+@pytest.mark.parametrize("split", ["dev", "dev2", "holdout", "holdout2"])
 def test_ours_beats_the_seed_scorer_on_new_servers(
     split: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

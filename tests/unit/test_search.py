@@ -351,3 +351,135 @@ def test_a_stop_word_joins_its_neighbour_into_a_name_word() -> None:
     ])
     assert names(index, "add a to-do item")[0] == "mcp__ms__create-todo-task"
     assert names(index, "who is on call")[0] == "mcp__pd__list_oncalls"
+
+
+def test_a_split_phrasal_verb_is_read_whole() -> None:
+    index = SearchIndex([
+        mcp("chat", "ban_member", "Ban a member from the server."),
+        mcp("ci", "start_build", "Start a build."),
+        mcp("chat", "list_members", "List the members of the server."),
+    ])
+    assert names(index, "kick someone out of the server")[0] == "mcp__chat__ban_member"
+    assert names(index, "kick off a build")[0] == "mcp__ci__start_build"
+
+
+def test_a_phrase_stands_for_its_verb() -> None:
+    index = SearchIndex([
+        mcp("fs", "delete_file", "Delete a file."),
+        mcp("fs", "read_file", "Read a file."),
+        mcp("fs", "count_files", "Count the files in a folder."),
+    ])
+    assert names(index, "get rid of a file")[0] == "mcp__fs__delete_file"
+    assert names(index, "how many files are in the folder")[0] == "mcp__fs__count_files"
+
+
+def test_a_participle_before_a_noun_qualifies_it() -> None:
+    index = SearchIndex([
+        mcp("docker", "run_container", "Run a new container from an image."),
+        mcp("docker", "list_containers", "List containers, running or stopped."),
+        mcp("voice", "make_call", "Place an outgoing call."),
+        mcp("voice", "list_calls", "List the calls of the account, newest first."),
+    ])
+    assert names(index, "show running containers")[0] == "mcp__docker__list_containers"
+    assert names(index, "calls made from the account")[0] == "mcp__voice__list_calls"
+
+
+def test_a_question_asks_to_look_whatever_its_verb() -> None:
+    index = SearchIndex([
+        mcp("ci", "trigger_build", "Trigger a build of a job."),
+        mcp("ci", "get_running_builds", "List builds running now."),
+    ])
+    assert names(index, "which builds are running")[0] == "mcp__ci__get_running_builds"
+    assert names(index, "how do I trigger a build")[0] == "mcp__ci__trigger_build"
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("yt search", "mcp__youtube__search_videos"),
+    ("qb invoices", "mcp__quickbooks__list_invoices"),
+    ("vid details", "mcp__youtube__get_video_details"),
+    ("reset pwd", "mcp__idp__reset_password"),
+])
+def test_unknown_short_words_are_read_as_abbreviations(query: str, expected: str) -> None:
+    index = SearchIndex([
+        mcp("youtube", "search_videos", "Search for videos."),
+        mcp("youtube", "get_video_details", "Get a video's details."),
+        mcp("quickbooks", "list_invoices", "List invoices."),
+        mcp("stripe", "list_invoices", "List invoices."),
+        mcp("idp", "reset_password", "Reset a user's password."),
+        mcp("idp", "get_user", "Get a user."),
+    ])
+    assert names(index, query)[0] == expected
+
+
+def test_an_abbreviation_of_three_letters_with_a_vowel_is_no_skeleton() -> None:
+    index = SearchIndex([mcp("crm", "get_property", "Get a property."),
+                         mcp("crm", "get_contact", "Get a contact.")])
+    assert index.search("pop").hits == []
+
+
+def test_a_server_name_cut_short_still_names_the_server() -> None:
+    index = SearchIndex([
+        mcp("mongodb", "list-databases", "List all databases."),
+        mcp("postgres", "list_databases", "List all databases."),
+    ])
+    assert names(index, "mongo databases")[0] == "mcp__mongodb__list-databases"
+
+
+def test_a_server_name_split_in_two_is_joined() -> None:
+    index = SearchIndex([
+        mcp("homeassistant", "get_entities", "List entities."),
+        mcp("memory", "create_entities", "Create entities in the graph."),
+    ])
+    assert names(index, "home assistant entities")[0] == "mcp__homeassistant__get_entities"
+
+
+def test_an_ordinary_word_as_a_server_name_weighs_less() -> None:
+    index = SearchIndex([
+        mcp("time", "convert_time", "Convert a time between timezones."),
+        mcp("maps", "maps_distance_matrix", "Travel distance and time between places."),
+    ])
+    assert names(index, "travel time between cities")[0] == "mcp__maps__maps_distance_matrix"
+
+
+def test_a_question_word_points_at_people_without_relating_them() -> None:
+    index = SearchIndex([
+        mcp("crm", "list_contacts", "List contacts."),
+        mcp("crm", "list_users", "List the users of the account."),
+    ])
+    assert names(index, "who are my contacts")[0] == "mcp__crm__list_contacts"
+    assert names(index, "contacts") == ["mcp__crm__list_contacts"]
+
+
+def test_short_stems_take_no_changed_letter_as_a_typo() -> None:
+    index = SearchIndex([
+        mcp("gh", "list_issues", "List issues."),
+        mcp("web", "lit_page", "Light up a page."),
+        mcp("web", "get_page", "Get a page."),
+    ])
+    assert names(index, "isue list")[0] == "mcp__gh__list_issues"
+    assert index.search("living").hits == []
+
+
+def test_function_words_are_never_what_a_typo_meant() -> None:
+    index = SearchIndex([mcp("jira", "get_sprints_from_board", "Get the sprints of a board."),
+                         mcp("figma", "get_images", "Render a frame as an image.")])
+    assert names(index, "export a frame")[0] == "mcp__figma__get_images"
+
+
+def test_irregular_forms_and_british_spellings_fold() -> None:
+    index = SearchIndex([
+        mcp("pay", "list_payments", "List payments."),
+        mcp("ui", "set_color", "Set a color."),
+        mcp("ui", "set_size", "Set a size."),
+    ])
+    assert names(index, "paid")[0] == "mcp__pay__list_payments"
+    assert names(index, "change the colour")[0] == "mcp__ui__set_color"
+
+
+def test_show_with_a_plural_object_is_a_listing() -> None:
+    index = SearchIndex([
+        mcp("t", "fetch_ticket", "Fetch a ticket."),
+        mcp("t", "list_tickets", "List tickets."),
+    ])
+    assert names(index, "show tickets")[0] == "mcp__t__list_tickets"
+    assert names(index, "show a ticket")[0] == "mcp__t__fetch_ticket"

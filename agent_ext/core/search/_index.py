@@ -1,11 +1,13 @@
 """The scorer: weighted fields per tool, an inverted index, and query terms with variants.
 
-A query word matches a tool through its exact stem, an equivalent spelling, a related word, or a
-near spelling; each route has a weight below 1, and each field a weight (name > server/prefix >
-hint > description > parameters). A term counts as much as its best-matching form is rare. A
-tool's score then grows with how much of the query it matches and how much of its name the query
-covers, and is nudged by what the query's verb asks (a read, a create, ...) against the verb of
-the name, and by plural against singular.
+A query word matches a tool through its exact stem, an equivalent spelling, a related word, a
+near spelling or an abbreviation; each route has a weight below 1, and each field a weight (name >
+server/prefix > hint > description > parameters). A term counts as much as its best-matching form
+is rare, and less when it is a verb that describes (``running containers``) rather than asks. A
+tool's score then grows with how much of the query it matches, how much of its name the query
+covers and whether the query names its server, and is nudged by what the query's verb asks (a
+read, a create, ...; a question asks to look) against the verb of the name, and by plural
+against singular.
 """
 
 from __future__ import annotations
@@ -23,37 +25,54 @@ from ._model import SearchDoc, SearchHit, SearchOutcome
 from ._tokens import NAME_FILLERS, STOPWORDS, bigrams, damerau_within, split_words, strip_token
 from ._vocab import (
     ADJECTIVE_VERBS,
+    ASPECT_PLURALS,
+    HOW_TO,
+    LOOK_FAMILIES,
     MANY_FAMILIES,
     NOUN_VERB_CUES,
     NOUN_VERB_FAMILIES,
+    QUESTION_STARTS,
     READ_FAMILIES,
+    SUBJECTS,
 )
 
 # Field weights: how much a match in each part of a tool counts.
 NAME, NAME_SOFT, NAME_PART = 1.0, 0.5, 0.75
 SERVER, HINT, DESC_HEAD, DESC, PARAM = 0.55, 0.6, 0.3, 0.15, 0.15
-# Term weights: part of a folded phrase, and near spellings at one and two edits.
+# Term weights: part of a folded phrase, a verb used as an adjective, and near spellings at one
+# and two edits.
 SOFT_TERM = 0.35
+QUALIFIER_TERM = 0.5
 RELATED_SCALE = 1.0
 TYPO_1, TYPO_2 = 0.7, 0.5
 TYPO_KNOWN, TYPO_KNOWN_RATIO, TYPO_KNOWN_LEN = 0.7, 3.0, 5
 MAX_TYPO_CANDIDATES = 6
+SHORT_STEM = 3
+ABBREV_PREFIX, ABBREV_SKELETON = 0.7, 0.6
+SERVER_SHORT, SERVER_SHORT_TAIL = 0.9, 2
+ABBREV_MAX_LEN, MAX_ABBREV_CANDIDATES = 5, 3
 # Whole-tool factors.
 COVERAGE_BONUS = 0.3
 COORD, COORD_FULL = 1.0, 0.3
 SHARED_WORD = 0.5
-SERVER_BOOST = 0.5
+SERVER_BOOST, COMMON_SERVER_BOOST = 1.0, 0.5
 EXTERNAL_BOOST = 1.05
 IMPLIED_READ, IMPLIED_MANY = 0.05, 0.1
+LOOK_MANY = 0.8
 ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
+MAX_PARTICLE_GAP = 2
 GLUED_MIN = 4
 
 _LEXICON = Lexicon.build()
+# Words no typo is taken to mean: a misspelt query word is a content word.
+_FUNCTION_WORDS = STOPWORDS | NAME_FILLERS
+_VOWELS = frozenset("aeiou")
 _UPDATE = _LEXICON.normalize("update")
+_LIST = _LEXICON.normalize("list")
 
 
 _Parsed = tuple[SearchDoc, dict[str, list[Item]]]
@@ -61,13 +80,18 @@ _Parsed = tuple[SearchDoc, dict[str, list[Item]]]
 
 @dataclass
 class _Term:
-    """One query word with the index words it may match, each at a weight."""
+    """One query word with the index words it may match, each at a weight.
+
+    ``spellings`` are the variants that are the same word written otherwise (a near spelling or
+    an abbreviation), which name a server as the word itself would.
+    """
 
     word: str
     raw: str
     variants: dict[str, float]
     weight: float
     required: bool
+    spellings: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -135,6 +159,68 @@ def _in_phrase(words: list[str], i: int) -> bool:
     return False
 
 
+def _gather_particles(tokens: list[str]) -> list[str]:
+    """A verb's particle moved back next to it across a short object (``kick someone out``).
+
+    Only particles that are seldom prepositions move, so ``log errors in prod`` stays as it is.
+    """
+    out = list(tokens)
+    for i in range(len(out) - 2):
+        particles = _LEXICON.particle_verbs.get(_LEXICON.stem_of(out[i].lower()))
+        if not particles or out[i + 1].lower() in particles:
+            continue
+        for j in range(i + 2, min(i + 2 + MAX_PARTICLE_GAP, len(out))):
+            if out[j].lower() in particles:
+                out.insert(i + 1, out.pop(j))
+                break
+    return out
+
+
+def _is_question(tokens: list[str]) -> bool:
+    """Whether the words ask a question (``which alerts are firing``, ``how many keys``) rather
+    than ask for an action (``how do I create a task``)."""
+    if not tokens:
+        return False
+    first = tokens[0].replace("'", "")
+    if first == "how":
+        return len(tokens) > 1 and tokens[1] not in HOW_TO
+    return first in QUESTION_STARTS
+
+
+def _qualifiers(tokens: list[str]) -> set[str]:
+    """Verbs that describe rather than ask: participles that qualify a noun (``running
+    containers``, ``tasks completed today``; not the first word, and before a word or after a
+    plural) and, in a question, any participle or verb after a subject (``what is building``,
+    ``did we ship``).
+    """
+    found: set[str] = set()
+    question = _is_question(tokens)
+    content = [i for i, t in enumerate(tokens) if len(t) >= 2 and t not in STOPWORDS]
+    for k, i in enumerate(content):
+        tok = tokens[i]
+        if not tok.isalpha() or _LEXICON.normalize(tok) not in _LEXICON.actions:
+            continue
+        participle = tok.endswith(("ing", "ed")) or tok in _LEXICON.past_forms
+        if question:
+            if participle or (i > 0 and tokens[i - 1] in SUBJECTS):
+                found.add(tok)
+            continue
+        if not participle or k == 0:
+            continue
+        before = tokens[content[k - 1]]
+        if (i + 1 < len(tokens) and content[-1] > i and tokens[i + 1] not in STOPWORDS) or (
+            content[k - 1] == i - 1 and _is_plural(before, _LEXICON.normalize(before))
+        ):
+            found.add(tok)
+    return found
+
+
+def _skeleton_of(short: str, word: str) -> bool:
+    """Whether every letter of ``short`` occurs in ``word`` in order."""
+    rest = iter(word)
+    return all(ch in rest for ch in short)
+
+
 def _is_plural(raw: str, word: str) -> bool:
     """Whether a written word is the plural of its stem (``boards``, ``repos``, not ``status``)."""
     return raw.endswith("s") and raw != word and len(raw) > 3 and not raw.endswith("ss")
@@ -162,6 +248,10 @@ class SearchIndex:
         self._name_vocab = {
             w for w, p in self._postings.items() if any(core for _, _, core in p)
         }
+        self._server_vocab = frozenset().union(*(d.server_words for d in self._docs))
+        self._common_servers = self._common_server_words(parsed)
+        self._abbrev_cache: dict[str, dict[str, float]] = {}
+        self._initials: dict[str, list[str]] | None = None
         self._grams: dict[str, set[str]] | None = None
         self._typo_cache: dict[str, dict[str, float]] = {}
 
@@ -256,6 +346,16 @@ class SearchIndex:
                                    actions[0] if actions else frozenset(),
                                    frozenset().union(*actions), number))
 
+    @staticmethod
+    def _common_server_words(parsed: list[_Parsed]) -> frozenset[str]:
+        """Server words that say less about which server is meant: ordinary words (``time``,
+        ``memory``) and words of more than one server (``google``)."""
+        owners: dict[str, set[str]] = defaultdict(set)
+        for doc, fields in parsed:
+            for item in fields["server"]:
+                owners[item.word].add(doc.server or _split_name(doc)[0])
+        return frozenset(w for w, who in owners.items() if len(who) > 1 or _LEXICON.known(w))
+
     def _glued_parts(self, word: str, vocab: set[str]) -> list[str]:
         """The words after a one- or two-letter tag glued to a made-up name word.
 
@@ -301,7 +401,12 @@ class SearchIndex:
         return found
 
     def _typos(self, word: str, raw_len: int) -> dict[str, float]:
-        """Index words within one edit (two for long words) of an unknown query word."""
+        """Index words within one edit (two for long words) of an unknown query word.
+
+        A stem of three letters takes only swapped or dropped letters (``lgo``: log, ``isu``:
+        issue); a changed letter in so short a word reaches too many words (``living``: ``liv``,
+        not lit or line).
+        """
         if raw_len < 4 or not word.isalpha():
             return {}
         cached = self._typo_cache.get(word)
@@ -310,7 +415,7 @@ class SearchIndex:
         if self._grams is None:
             grams: dict[str, set[str]] = defaultdict(set)
             for w in self._postings:
-                if len(w) >= 3 and w.isalpha():
+                if len(w) >= 3 and w.isalpha() and w not in _FUNCTION_WORDS:
                     for g in bigrams(w):
                         grams[g].add(w)
             self._grams = grams
@@ -324,6 +429,10 @@ class SearchIndex:
         for cand, count in shared.most_common():
             if count < need:
                 break
+            if len(word) <= SHORT_STEM and sorted(cand) != sorted(word) and not (
+                len(cand) == len(word) + 1 and _skeleton_of(word, cand)
+            ):
+                continue
             if cand != word and damerau_within(word, cand, limit):
                 found[cand] = TYPO_1 if damerau_within(word, cand, 1) else TYPO_2
         best = dict(sorted(found.items(), key=lambda kv: (-kv[1], -len(self._postings[kv[0]])))
@@ -350,11 +459,11 @@ class SearchIndex:
         """
         runs: list[tuple[list[str], bool]] = []
         leading: list[str] = []
-        for raw in query.split():
-            token = strip_token(raw)
-            required = token.startswith("+")
-            if required:
-                token = token[1:]
+        tokens = _gather_particles([strip_token(raw) for raw in query.split()])
+        qualifiers = _qualifiers([t.lower() for t in tokens])
+        for raw in tokens:
+            required = raw.startswith("+")
+            token = raw[1:] if required else raw
             low = token.lower()
             if len(low) < 2 or low in STOPWORDS:
                 if runs and not runs[-1][1]:
@@ -375,6 +484,8 @@ class SearchIndex:
             items = self._split_unknown(self._join_compounds(_LEXICON.items(joined))) + parts
             for item in items:
                 term = self._term(item, required)
+                if not item.soft and item.raw in qualifiers:
+                    term.weight = QUALIFIER_TERM
                 old = terms.get(item.word)
                 if old is None or old.weight < term.weight:
                     terms[item.word] = term
@@ -424,7 +535,8 @@ class SearchIndex:
         while i < len(items):
             if i + 1 < len(items) and not items[i].soft and not items[i + 1].soft:
                 joined = _LEXICON.normalize(items[i].raw + items[i + 1].raw)
-                if joined in self._name_vocab and joined not in (items[i].word, items[i + 1].word):
+                if (joined in self._name_vocab or joined in self._server_vocab) \
+                        and joined not in (items[i].word, items[i + 1].word):
                     out.append(Item(joined, raw=items[i].raw + items[i + 1].raw))
                     out.extend(Item(it.word, soft=True, raw=it.raw) for it in items[i : i + 2])
                     i += 2
@@ -473,28 +585,90 @@ class SearchIndex:
         """A query item with its variants: near spellings, then words related to any of them."""
         variants: dict[str, float] = {item.word: 1.0}
         sources = [(item.word, 1.0)]
+        spellings: set[str] = set()
         if self._unknown(item.word):
-            typos = self._near(item)
-            variants.update(typos)
-            sources.extend(typos.items())
+            near = self._near(item)
+            spellings.update(w for w, vw in near.items() if vw >= TYPO_1)
+            for cand, w in self._abbreviations(item.word).items():
+                spellings.add(cand)
+                if near.get(cand, 0.0) < w:
+                    near[cand] = w
+            variants.update(near)
+            sources.extend(near.items())
         elif len(item.raw) >= TYPO_KNOWN_LEN and not item.soft:
             sources.extend(self._common_neighbours(item.word, len(item.raw)).items())
             variants.update(sources[1:])
+        if not item.soft and not _LEXICON.known(item.word):
+            for server in self._servers_shortened_to(item.raw):
+                variants[server] = SERVER_SHORT
+                spellings.add(server)
         for source, base in sources:
             for rel, w in _LEXICON.related.get(source, {}).items():
                 weight = base * w * RELATED_SCALE
                 if variants.get(rel, 0.0) < weight:
                     variants[rel] = weight
-        return _Term(item.word, item.raw, variants, SOFT_TERM if item.soft else 1.0, required)
+        return _Term(item.word, item.raw, variants, SOFT_TERM if item.soft else 1.0, required,
+                     frozenset(spellings))
+
+    def _servers_shortened_to(self, raw: str) -> list[str]:
+        """Server words ``raw`` is the start of, short of a letter or two (``mongo``: mongodb)."""
+        if len(raw) < GLUED_MIN or not raw.isalpha():
+            return []
+        return [w for w in self._server_vocab
+                if w.startswith(raw) and 0 < len(w) - len(raw) <= SERVER_SHORT_TAIL]
+
+    def _abbreviations(self, word: str) -> dict[str, float]:
+        """Name or server words an unknown short word may abbreviate (``vid``, ``mgmt``, ``yt``).
+
+        The abbreviation keeps the word's first letter and then some of its letters in order; a
+        prefix is likelier than a skeleton, and a short skeleton drops the vowels (``pwd``, not
+        ``pop``). Two letters abbreviate only a server name (``qb`` for quickbooks), where they
+        are an initial and one more letter further in.
+        """
+        if not word.isalpha() or not 2 <= len(word) <= ABBREV_MAX_LEN:
+            return {}
+        cached = self._abbrev_cache.get(word)
+        if cached is not None:
+            return cached
+        if self._initials is None:
+            initials: dict[str, list[str]] = defaultdict(list)
+            for w in self._name_vocab | self._server_vocab:
+                if w.isalpha():
+                    initials[w[0]].append(w)
+            self._initials = initials
+        found: dict[str, float] = {}
+        for cand in self._initials.get(word[0], ()):
+            if len(cand) < len(word) + 2 or (len(word) == 2 and cand not in self._server_vocab):
+                continue
+            if len(word) > 2 and cand.startswith(word):
+                found[cand] = ABBREV_PREFIX
+            elif _skeleton_of(word, cand) and (len(word) > 3 or not set(word[1:]) & _VOWELS) \
+                    and (len(word) > 2 or cand[1] != word[1]):
+                found[cand] = ABBREV_SKELETON
+        best = dict(sorted(found.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))
+                    [:MAX_ABBREV_CANDIDATES])
+        if len(self._abbrev_cache) < 4096:
+            self._abbrev_cache[word] = best
+        return best
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
+        verbs = self._query_actions(query)
+        many = any(_plural(t) and t.weight == 1.0 for t in terms)
+        if verbs is not None and verbs & LOOK_FAMILIES and any(
+            _plural(t) and t.weight == 1.0 and t.raw not in ASPECT_PLURALS for t in terms
+        ):
+            # Showing or getting things is listing them.
+            verbs = verbs | MANY_FAMILIES
+            for term in terms:
+                if _LEXICON.actions.get(term.word, frozenset()) & LOOK_FAMILIES:
+                    term.variants[_LIST] = max(term.variants.get(_LIST, 0.0), LOOK_MANY)
         claims, matched, total = self._claims(terms)
         required = [t for t in terms if t.required]
-        named = {t.word for t in terms if t.weight == 1.0}
+        named = {w for t in terms if t.weight == 1.0 for w in (t.word, *t.spellings)}
         base: list[tuple[float, int, float]] = []
         for doc, mine in claims.items():
             info = self._docs[doc]
@@ -510,8 +684,9 @@ class SearchIndex:
             score *= (matched[doc] / total) ** COORD
             if info.external:
                 score *= EXTERNAL_BOOST
-            if info.server_words & named:
-                score *= 1.0 + SERVER_BOOST
+            hit = info.server_words & named
+            if hit:
+                score *= 1.0 + (SERVER_BOOST if hit - self._common_servers else COMMON_SERVER_BOOST)
             base.append((score, doc, min(1.0, covered / info.core_size)))
         if not base or limit <= 0:
             return SearchOutcome([], len(base))
@@ -520,8 +695,6 @@ class SearchIndex:
         low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT)
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
-        verbs = self._query_actions(query)
-        many = verbs is None and any(_plural(t) for t in terms)
         numbered = [(t.word, _plural(t)) for t in terms if t.raw]
         ranked: list[tuple[float, str]] = []
         for score, doc, coverage in base:
@@ -539,6 +712,8 @@ class SearchIndex:
                                                    MANY_FAMILIES else 0.0)
             elif info.actions and not info.actions & verbs:
                 final *= 1.0 - ACTION_CONFLICT
+            elif many and info.action & MANY_FAMILIES and verbs & MANY_FAMILIES:
+                final *= 1.0 + IMPLIED_MANY
             ranked.append((final, info.name))
         best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
         top = [SearchHit(name, round(score, 4)) for score, name in best]
@@ -583,9 +758,12 @@ class SearchIndex:
         adjective before a plural (``open merge requests``). A ``re`` word also updates
         (``reschedule``). A first word of no family followed by a determiner or preposition is a
         noun used as a verb (``comment on an issue``, ``page the on-call``), which makes or sends
-        that thing.
+        that thing. A question (``what is building now``, ``did the build pass``) asks to look,
+        whatever its verb.
         """
         tokens = [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+        if _is_question(tokens):
+            return None
         content = 0
         for i, tok in enumerate(tokens):
             if len(tok) < 2 or tok in STOPWORDS:
@@ -602,7 +780,7 @@ class SearchIndex:
                         and not _is_plural(tok, word) and not tok.endswith("ed"):
                     return NOUN_VERB_FAMILIES
                 continue
-            if _is_plural(tok, word) or tok.endswith(("ed", "ing")):
+            if _is_plural(tok, word) or tok.endswith(("ed", "ing")) or tok in _LEXICON.past_forms:
                 continue
             if word in ADJECTIVE_VERBS and any(
                 _is_plural(t, _LEXICON.normalize(t))

@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ._tokens import STOPWORDS, split_words, stem
-from ._vocab import ACTION_FAMILIES, EQUIVALENTS, EXPANSIONS, OTHER_ACTIONS, RELATED
+from ._vocab import (
+    ACTION_FAMILIES,
+    EQUIVALENTS,
+    EXPANSIONS,
+    IRREGULAR_VERBS,
+    OTHER_ACTIONS,
+    PARTICLES,
+    POINTERS,
+    RELATED,
+)
 
 
 class Item(NamedTuple):
@@ -33,6 +42,8 @@ class Lexicon:
     targets: set[str] = field(default_factory=set)
     phrase_starts: set[str] = field(default_factory=set)
     actions: dict[str, frozenset[str]] = field(default_factory=dict)
+    particle_verbs: dict[str, set[str]] = field(default_factory=dict)
+    past_forms: set[str] = field(default_factory=set)
     _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     longest_phrase: int = 1
 
@@ -40,6 +51,12 @@ class Lexicon:
     def build(cls) -> Lexicon:
         """The lexicon of the shipped vocabulary."""
         lex = cls()
+        for line in IRREGULAR_VERBS:
+            head, *forms = line.split()
+            target = lex._entry(head, None)
+            for form in forms:
+                lex._entry(form, target)
+                lex.past_forms.add(form)
         for line in EQUIVALENTS:
             head, *aliases = line.split()
             target = lex._entry(head, None)
@@ -55,6 +72,11 @@ class Lexicon:
                     if b != a and links.get(b, 0.0) < weight:
                         links[b] = weight
         lex._add_hops()
+        for weight, source, targets in POINTERS:
+            links = lex.related.setdefault(lex.normalize_entry(source), {})
+            for target in targets.split():
+                word = lex.normalize_entry(target)
+                links[word] = max(links.get(word, 0.0), weight)
         # Verbs of one family relate at least weakly, and each verb knows its families.
         for family, line in ACTION_FAMILIES.items():
             words = [lex.normalize_entry(w) for w in line.split()]
@@ -94,6 +116,8 @@ class Lexicon:
         else:
             self.phrases[parts] = target
             self.phrase_starts.add(parts[0])
+            if len(parts) == 2 and parts[1] in PARTICLES:
+                self.particle_verbs.setdefault(parts[0], set()).add(parts[1])
             self.longest_phrase = max(self.longest_phrase, len(parts))
         return target
 
@@ -131,6 +155,10 @@ class Lexicon:
                 self._cache.clear()
             self._cache[word] = hit
         return hit
+
+    def stem_of(self, word: str) -> str:
+        """The stem of one lowercase word, memoised."""
+        return self._word(word)[0]
 
     def phrase_at(self, words: list[str], i: int) -> tuple[str, int] | None:
         """The longest vocabulary phrase starting at ``words[i]``, as (target, length)."""

@@ -17,7 +17,7 @@ NAME_FILLERS = frozenset((
 ))
 # Query words dropped before matching (the seed scorer's set).
 STOPWORDS = frozenset((
-    "a", "an", "and", "are", "at", "be", "can", "could", "did", "do", "does", "for", "from",
+    "a", "an", "and", "are", "as", "at", "be", "can", "could", "did", "do", "does", "for", "from",
     "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "please", "should", "that", "the",
     "these", "this", "those", "to", "was", "were", "what", "which", "with", "would", "you",
 ))
