@@ -2,9 +2,11 @@
 
 ripgrep comes from the ``ripgrep`` wheel, which installs ``rg`` next to the interpreter; a
 Jupyter kernel's PATH often lacks that directory, so it is looked for there first. rg runs with
-its stdin closed and is stopped by a timeout, a cancel or too much output. Its output is counted
-in place and parsed lazily: in content mode only the files that end up on the page are split
-into lines, which keeps the tool close to raw rg's speed on 10 MB of results.
+its stdin closed and is stopped by a timeout, a cancel or too much output. Its output is parsed
+as it arrives, in the thread that reads it, and each result file is stat-ed there for the
+newest-first order, so little is left to do when rg exits; content lines are counted in place
+and only the files that end up on the page are split into lines. That keeps the tool close to
+raw rg's speed on tens of thousands of files or tens of megabytes of results.
 """
 
 from __future__ import annotations
@@ -19,13 +21,18 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, TypeVar, cast
 
-from ._pygrep import TYPES, FileHits, GrepQuery, PatternError, ScanResult, canonical_type
+if sys.platform != "win32":
+    import fcntl
+
+from ._grep_hits import Found
+from ._pygrep import TYPES, GrepQuery, PatternError, canonical_type
 
 T = TypeVar("T")
 _EXE = "rg.exe" if os.name == "nt" else "rg"
@@ -33,11 +40,16 @@ _EXE = "rg.exe" if os.name == "nt" else "rg"
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 _STDERR_BYTES = 64 * 1024
 _READ_BYTES = 1024 * 1024
+#: The stdout pipe's buffer, and the reader's pause after a short read: rg's output then
+#: arrives in a few hundred large pieces rather than tens of thousands of small ones, which
+#: saves a wake-up of both processes per piece and most of the parsing overhead.
+_PIPE_BYTES = 1024 * 1024
+_NAP = 0.0005
 _TICK = 0.1
 #: rg messages that mean the request itself is wrong (the model should change it).
 _REQUEST_ERRORS = ("regex parse error", "the literal", "unrecognized file type",
                    "error parsing glob", "invalid value", "unclosed", "unopened")
-_MATCH_LINE = re.compile(rb"^\d+:", re.MULTILINE)
+_MATCH_LINE = re.compile(rb"\n\d+:")  # a match line, but the first of a block:
 _FIRST_MATCH = re.compile(rb"\d+:")
 _IGNORE_FILE_LINE = re.compile(r".+: line \d+: ")
 _FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
@@ -81,9 +93,9 @@ def rg_args(query: GrepQuery, target: str) -> list[str]:
 
 @dataclass
 class RgRun:
-    """One finished (or stopped) rg process."""
+    """One finished (or stopped) rg process; its stdout went to the consumer as it arrived."""
 
-    stdout: bytes
+    size: int
     stderr: str
     returncode: int | None
     stopped: str | None = None
@@ -94,60 +106,37 @@ class RgError(Exception):
 
 
 async def search(exe: str, query: GrepQuery, root: Path, *, timeout: float,
-                 cancelled: threading.Event | None = None) -> ScanResult:
+                 cancelled: threading.Event | None = None) -> Found:
     """Run ``query`` with rg below ``root`` (a directory, or one file).
 
     Raises PatternError when rg refuses the request, RgError when it fails outright.
     """
     is_dir = await asyncio.to_thread(root.is_dir)
     cwd = root if is_dir else root.parent
-    mtimes = _Mtimes(query.mode, str(cwd)) if query.mode != "content" else None
+    sink = Collector(query, str(cwd))
     run = await run_rg(exe, rg_args(query, "." if is_dir else str(root)), cwd, timeout=timeout,
-                       cancelled=cancelled, on_chunk=mtimes.feed if mtimes else None)
-    result = parse_run(run, query, str(cwd))
+                       cancelled=cancelled, on_chunk=sink.feed)
+    errors = run_errors(run) if run.returncode == 2 else []  # 2: something went unsearched
     crashed = run.stopped is None and run.returncode not in (0, 1, 2)
-    failed = run.returncode == 2 and not run.stdout and not any(
-        "os error" in e for e in result.errors)
+    failed = run.returncode == 2 and not run.size and not any("os error" in e for e in errors)
     if crashed or failed:
-        raise RgError("; ".join(result.errors[:3]) or f"exit status {run.returncode}")
-    if mtimes is not None:
-        result.mtimes = mtimes.found
-    return result
-
-
-class _Mtimes:
-    """Stats result files while rg is still running, so that sorting them by modification
-    time costs (almost) nothing after it ends. Files mode and count mode output only."""
-
-    def __init__(self, mode: str, root: str) -> None:
-        self.prefix = root.rstrip(os.sep) + os.sep
-        self.sep = b"\0" if mode == "files_with_matches" else b"\n"
-        self.counted = mode == "count"
-        self.rest = b""
-        self.found: dict[str, int] = {}
-
-    def feed(self, chunk: bytes) -> None:
-        data = self.rest + chunk
-        cut = data.rfind(self.sep) + 1
-        self.rest = data[cut:]
-        for record in data[:cut].split(self.sep):
-            name = record.rpartition(b"\0")[0] if self.counted else record
-            if name:
-                path = _absolute(self.prefix, name.decode(_FS_ENCODING, _FS_ERRORS))
-                with contextlib.suppress(OSError):
-                    self.found[path] = os.stat(path).st_mtime_ns  # noqa: PTH116  (hot loop)
+        raise RgError("; ".join(errors[:3]) or f"exit status {run.returncode}")
+    found = sink.finish(complete=run.stopped is None)
+    found.errors = errors
+    found.stopped = run.stopped
+    return found
 
 
 async def run_rg(exe: str, args: list[str], cwd: Path, *, timeout: float,
-                 cancelled: threading.Event | None = None,
-                 on_chunk: Callable[[bytes], None] | None = None,
+                 on_chunk: Callable[[bytes], None], cancelled: threading.Event | None = None,
                  max_bytes: int = MAX_OUTPUT_BYTES) -> RgRun:
-    """Run rg; a timeout, a cancel or ``max_bytes`` of output stops it (``stopped`` says which).
+    """Run rg, handing each piece of its stdout to ``on_chunk`` (in the reader thread); a
+    timeout, a cancel or ``max_bytes`` of output stops it (``stopped`` says which).
 
     The pipes are read by two dedicated threads with large blocking reads (measurably faster
     than asyncio streams for megabytes of output, and never queued behind other work in the
-    shared executor); this coroutine watches the clock and the cancel flag, and kills rg if
-    the task itself is cancelled. ``on_chunk`` sees each piece of stdout, in the reader thread.
+    shared executor), so the consumer parses output while rg is still searching; this
+    coroutine watches the clock and the cancel flag, and kills rg if the task is cancelled.
     """
     proc = await asyncio.to_thread(
         subprocess.Popen, [exe, *args], cwd=cwd, stdin=subprocess.DEVNULL,
@@ -171,11 +160,11 @@ async def run_rg(exe: str, args: list[str], cwd: Path, *, timeout: float,
             if stopped:
                 _kill(proc)
                 break
-        (stdout, full), (stderr, _) = await asyncio.gather(out, err)
+        (_, size, full), (stderr, _, _) = await asyncio.gather(out, err)
     except BaseException:
         _kill(proc)
         raise
-    return RgRun(stdout, stderr.decode("utf-8", "replace"), proc.returncode,
+    return RgRun(size, stderr.decode("utf-8", "replace"), proc.returncode,
                  stopped or ("output" if full else None))
 
 
@@ -205,28 +194,37 @@ def _in_thread(fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
 
 
 def _drain(proc: subprocess.Popen[bytes] | None, pipe: IO[bytes], limit: int,
-           on_chunk: Callable[[bytes], None] | None) -> tuple[bytes, bool]:
-    """Read ``pipe`` to its end keeping ``limit`` bytes, then close it; with ``proc`` (stdout),
-    kill it past the limit and reap it at the end."""
+           on_chunk: Callable[[bytes], None] | None) -> tuple[bytes, int, bool]:
+    """Read ``pipe`` to its end, then close it: (what was kept, its size, whether ``limit`` was
+    reached). The first ``limit`` bytes go to ``on_chunk`` if given, else are kept; with
+    ``proc`` (stdout), it is killed past the limit and reaped at the end."""
     chunks: list[bytes] = []
     size = 0
     full = False
     fd = pipe.fileno()
+    nap = 0.0
+    if on_chunk is not None and sys.platform == "linux":
+        with contextlib.suppress(OSError):  # over the user's pipe quota: keep the default
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            nap = _NAP
     try:
         while chunk := os.read(fd, _READ_BYTES):
             if size < limit:
-                chunks.append(chunk)
                 size += len(chunk)
-                if on_chunk is not None:
+                if on_chunk is None:
+                    chunks.append(chunk)
+                else:
                     on_chunk(chunk)
             elif proc is not None and not full:
                 full = True
                 _kill(proc)
+            if len(chunk) < _READ_BYTES // 4 and nap:
+                time.sleep(nap)
     finally:
         pipe.close()
     if proc is not None:
         proc.wait()
-    return b"".join(chunks), full
+    return b"".join(chunks), size, full
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -234,13 +232,14 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def parse_run(run: RgRun, query: GrepQuery, root: str) -> ScanResult:
-    """The results of a finished run, paths made absolute against ``root`` (rg's cwd).
+def run_errors(run: RgRun) -> list[str]:
+    """What a run that ended with status 2 reported, but for bad lines in ignore files (which
+    rg just skips, as the Python engine does, so they are not gaps in the search).
 
     Raises PatternError when rg refused the request itself (bad regex, glob or type).
     """
     messages = [x.removeprefix("rg: ") for x in run.stderr.splitlines() if x.strip()]
-    if run.returncode == 2 and not run.stdout and messages:
+    if not run.size and messages:
         text = " ".join(messages)
         if "the literal" in text:
             raise PatternError('the pattern contains a literal "\\n", which can only match with '
@@ -250,26 +249,146 @@ def parse_run(run: RgRun, query: GrepQuery, root: str) -> ScanResult:
                                "with glob instead)")
         if any(key in text for key in _REQUEST_ERRORS):
             raise PatternError("\n".join(messages))
-    # Only exit status 2 means something went unsearched; a bad line in an ignore file is just
-    # skipped by rg (and by the Python engine), so it is not reported as a gap.
-    problems = [m for m in messages if not _IGNORE_FILE_LINE.match(m)]
-    result = ScanResult(errors=problems if run.returncode == 2 else [], stopped=run.stopped)
-    out = run.stdout
-    if run.stopped:
-        out = out[:out.rfind(b"\n\n" if query.mode == "content" else
-                             b"\0" if query.mode == "files_with_matches" else b"\n") + 1]
-    prefix = root.rstrip(os.sep) + os.sep
-    if query.mode == "files_with_matches":
-        names = out.decode(_FS_ENCODING, _FS_ERRORS).split("\0")
-        result.files = [FileHits(_absolute(prefix, p), count=1) for p in names if p]
-    elif query.mode == "count":
-        for line in out.decode(_FS_ENCODING, _FS_ERRORS).split("\n"):
-            path, nul, n = line.rpartition("\0")
+    return [m for m in messages if not _IGNORE_FILE_LINE.match(m)]
+
+
+class Collector:
+    """Parses rg's stdout into per-file results while rg is still running, stat-ing each file
+    as it is found, so that little is left to do once rg ends.
+
+    Output is cut at the last complete record of each piece that arrives (a file name ending in
+    NUL, a ``name NUL count`` line, or a ``--heading`` block ending in an empty line); the rest
+    waits for the next piece. A stopped run keeps only its complete records. Content blocks
+    are counted in place and their lines parsed later, only for the page shown.
+    """
+
+    def __init__(self, query: GrepQuery, root: str) -> None:
+        self.mode = query.mode
+        self.context = bool(query.before or query.after)
+        self.prefix = root.rstrip(os.sep) + os.sep
+        self.sep = {"files_with_matches": b"\0", "count": b"\n"}.get(query.mode, b"\n\n")
+        self.pending: list[bytes] = []
+        self.found = Found()
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next piece of stdout, and parse the complete records it ends."""
+        if chunk.rfind(self.sep) == -1 and not (
+                self.sep == b"\n\n" and chunk[:1] == b"\n" and self.pending
+                and self.pending[-1][-1:] == b"\n"):
+            self.pending.append(chunk)
+            return
+        data = b"".join([*self.pending, chunk]) if self.pending else chunk
+        end = data.rfind(self.sep)
+        rest = end + len(self.sep)
+        self.pending = [data[rest:]] if rest < len(data) else []
+        self._parse(data, end)
+
+    def finish(self, *, complete: bool) -> Found:
+        """The results; an incomplete run drops its unfinished record."""
+        if complete and self.pending:
+            data = b"".join(self.pending)
+            self.pending = []
+            self._parse(data, len(data.rstrip(b"\n")) if self.mode == "content" else len(data))
+        return self.found
+
+    def _parse(self, data: bytes, end: int) -> None:
+        if self.mode == "content":
+            self._blocks(data, end)
+            return
+        prefix = self.prefix
+        text = data[:end].decode(_FS_ENCODING, _FS_ERRORS)
+        if self.mode == "files_with_matches":
+            paths = [prefix + name[2:] if name.startswith("./") else _absolute(prefix, name)
+                     for name in text.split("\0") if name]
+            self.found.extend(paths, [1] * len(paths))
+            return
+        paths, counts = [], []
+        for line in text.split("\n"):
+            name, nul, n = line.rpartition("\0")
             if nul and n.isdigit():
-                result.files.append(FileHits(_absolute(prefix, path), count=int(n)))
-    else:
-        result.files = _content_blocks(out, prefix, bool(query.before or query.after))
-    return result
+                paths.append(_absolute(prefix, name))
+                counts.append(int(n))
+        self.found.extend(paths, counts)
+
+    def _blocks(self, data: bytes, end: int) -> None:
+        """The ``--heading`` blocks of ``data[:end]``: ``path NUL`` then ``N:text`` (match),
+        ``N-text`` (context) and ``--`` lines, separated by an empty line (which no output line
+        can be).
+
+        Blocks are found by their NULs (a fast byte search) and taken in bulk when they end in
+        a numbered line; anything else (a name with a newline, a binary file's message, a
+        warning line) goes the careful way.
+        """
+        find, rfind = data.find, data.rfind
+        names: list[bytes] = []
+        begins: list[int] = []
+        stops: list[int] = []
+        start = 0
+        nul = find(b"\0", 0, end)
+        while start < end:
+            if nul == -1:
+                self._careful(data, start, end)
+                break
+            after = find(b"\0", nul + 1, end)
+            if after == -1:
+                stop = end
+            else:
+                stop = rfind(b"\n", nul, after) - 1
+                if stop <= nul or data[stop:stop + 2] != b"\n\n":
+                    self._careful(data, start, end)
+                    break
+            last = max(rfind(b"\n", nul, stop), nul) + 1
+            if last < stop and data[last:last + 1].isdigit():
+                names.append(data[start:nul])
+                begins.append(nul + 1)
+                stops.append(stop)
+            else:
+                self._careful(data, start, stop)
+            start, nul = stop + 2, after
+        if names:
+            self._plain(data, names, begins, stops)
+
+    def _plain(self, data: bytes, names: list[bytes], begins: list[int],
+               stops: list[int]) -> None:
+        """Files whose numbered lines are ``data[begins[i]:stops[i]]``, counted in place."""
+        count = data.count
+        sizes = [count(b"\n", b, s) + 1 for b, s in zip(begins, stops, strict=True)]
+        counts = sizes
+        if self.context:
+            counts = [len(_MATCH_LINE.findall(data, b, s)) + (_FIRST_MATCH.match(data, b, s)
+                                                              is not None)
+                      for b, s in zip(begins, stops, strict=True)]
+            sizes = [n - count(b"\n--\n", b, s)
+                     for n, b, s in zip(sizes, begins, stops, strict=True)]
+        prefix = self.prefix
+        # One decode for all the names: NUL cannot occur in a path.
+        text = b"\0".join(names).decode(_FS_ENCODING, _FS_ERRORS)
+        paths = [prefix + name[2:] if name.startswith("./") else _absolute(prefix, name)
+                 for name in text.split("\0")]
+        self.found.extend(paths, counts, sizes=sizes, raw=data, starts=begins, stops=stops)
+
+    def _careful(self, data: bytes, start: int, stop: int) -> None:
+        """The blocks of ``data[start:stop]``, split at empty lines and checked line by line."""
+        while start < stop:
+            cut = data.find(b"\n\n", start, stop)
+            cut = stop if cut == -1 else cut
+            nul = data.find(b"\0", start, cut)
+            if nul == -1:  # "path: binary file matches (found ...)" for an explicit binary file
+                raw, sep, _ = data[start:cut].partition(b": binary file matches")
+                if sep:
+                    path = _absolute(self.prefix, raw.decode(_FS_ENCODING, _FS_ERRORS))
+                    self.found.add(path, 1, binary=True)
+            else:
+                name = data[start:nul]
+                lines = data[nul + 1:cut].split(b"\n")
+                kept = [x for x in lines if not x.startswith(name + b": ")]  # "WARNING: ..."
+                if len(kept) == len(lines):
+                    self._plain(data, [name], [nul + 1], [cut])
+                elif kept:
+                    body = b"\n".join(kept)
+                    self._plain(body, [name], [0], [len(body)])
+            start = cut + 2
+
 
 
 def _absolute(prefix: str, path: str) -> str:
@@ -279,47 +398,3 @@ def _absolute(prefix: str, path: str) -> str:
     if os.path.isabs(path):  # noqa: PTH117  (one call per result file: no Path objects)
         return path
     return prefix + path
-
-
-def _content_blocks(out: bytes, prefix: str, context: bool) -> list[FileHits]:
-    """Per-file results of ``--heading`` output, counted in place without copying the blocks.
-
-    A block is ``path\\0`` then ``N:text`` (match), ``N-text`` (context) and ``--`` lines;
-    blocks are separated by an empty line, which no output line can be.
-    """
-    found: list[FileHits] = []
-    start, end = 0, len(out.rstrip(b"\n"))
-    warned = b": WARNING: " in out
-    while start < end:
-        stop = out.find(b"\n\n", start, end)
-        stop = end if stop == -1 else stop
-        hits = _content_block(out, start, stop, prefix, context=context, warned=warned)
-        if hits is not None:
-            found.append(hits)
-        start = stop + 2
-    return found
-
-
-def _content_block(out: bytes, start: int, stop: int, prefix: str, *, context: bool,
-                   warned: bool) -> FileHits | None:
-    nul = out.find(b"\0", start, stop)
-    if nul == -1:  # "path: binary file matches (found ...)" for an explicit binary file
-        raw, sep, _ = out[start:stop].partition(b": binary file matches")
-        if not sep:
-            return None
-        return FileHits(_absolute(prefix, raw.decode(_FS_ENCODING, _FS_ERRORS)), count=1,
-                        binary=True)
-    name = out[start:nul]
-    begin = nul + 1
-    if warned and out.find(name + b": ", begin, stop) != -1:  # "path: WARNING: stopped ..."
-        body = b"\n".join(x for x in out[begin:stop].split(b"\n")
-                          if not x.startswith(name + b": "))
-        return _content_block(name + b"\0" + body, 0, len(name) + 1 + len(body), prefix,
-                              context=context, warned=False) if body else None
-    size = count = out.count(b"\n", begin, stop) + 1
-    if context:
-        size -= out.count(b"\n--\n", begin, stop)
-        count = len(_MATCH_LINE.findall(out, begin, stop))  # "^" skips the first line:
-        count += _FIRST_MATCH.match(out, begin, stop) is not None
-    return FileHits(_absolute(prefix, name.decode(_FS_ENCODING, _FS_ERRORS)), count=count,
-                    size=size, raw=out, start=begin, stop=stop)

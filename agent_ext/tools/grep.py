@@ -34,6 +34,7 @@ from agent_ext.core import (
 from agent_ext.fs import PathArg, ReadCache, parse_path_arg
 from agent_ext.urls import URLError, URLRouter
 
+from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
     FileHits,
@@ -213,11 +214,12 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         return await asyncio.to_thread(self._report, query, found)
 
     async def _search(self, query: GrepQuery, root: Path,
-                      control: ExecControl) -> ScanResult | ToolResult:
+                      control: ExecControl) -> Found | ToolResult:
         exe = self.grep.rg_path()
         if exe is None:
-            return await asyncio.to_thread(scan, root, query, timeout=self.grep.timeout,
-                                           cancelled=control.cancelled)
+            scanned = await asyncio.to_thread(scan, root, query, timeout=self.grep.timeout,
+                                              cancelled=control.cancelled)
+            return await asyncio.to_thread(Found.from_scan, scanned)
         try:
             return await search(exe, query, root, timeout=self.grep.timeout,
                                 cancelled=control.cancelled)
@@ -226,7 +228,7 @@ class GrepInvocation(ToolInvocation[GrepParams]):
                                    f"ripgrep failed: {err}. Check the path and pattern, or "
                                    "narrow the search and retry.")
 
-    async def _search_url(self, query: GrepQuery) -> ScanResult | ToolResult:
+    async def _search_url(self, query: GrepQuery) -> Found | ToolResult:
         url = self.target.url
         assert url is not None
         router = _router(self.ctx)
@@ -248,9 +250,9 @@ class GrepInvocation(ToolInvocation[GrepParams]):
                                    spanning=spans_lines(regex, query),
                                    first_only=query.mode == "files_with_matches")
         hits = [FileHits(url.href, count=count, size=len(lines), parsed=lines)] if count else []
-        return ScanResult(files=hits)
+        return Found.from_scan(ScanResult(files=hits))
 
-    def _report(self, query: GrepQuery, found: ScanResult) -> ToolResult:
+    def _report(self, query: GrepQuery, found: Found) -> ToolResult:
         denied = self.ctx.services.get(ReadDenied)
         report = Report(query, found, cwd=self.ctx.cwd, root=self.target,
                         denied=denied if callable(denied) else None,
@@ -274,23 +276,23 @@ def _read_cache(ctx: ToolContext) -> ReadCache:
 
 
 class Report:
-    """One search's results as the model sees them: permission-filtered, sorted, paged."""
+    """One search's results as the model sees them: permission-filtered, sorted, paged.
 
-    def __init__(self, query: GrepQuery, found: ScanResult, *, cwd: Path, root: PathArg,
+    Files are indices into the ``Found`` columns, so sorting and counting tens of thousands of
+    them allocates no object per file.
+    """
+
+    def __init__(self, query: GrepQuery, found: Found, *, cwd: Path, root: PathArg,
                  denied: Callable[[Path], bool] | None, timeout: float, numbers: bool) -> None:
         self.q, self.found, self.timeout, self.numbers = query, found, timeout, numbers
         self.cwd = os.path.normpath(str(cwd))
         self.root = root
-        hits = found.files
+        paths = found.paths
+        keep = list(range(len(paths)))
         if denied is not None:
-            hits = [h for h in hits if "://" in h.path or not denied(Path(h.path))]
-        self.hidden = len(found.files) - len(hits)
-        mtimes = found.mtimes
-        for h in hits:
-            if h.path not in mtimes:
-                mtimes[h.path] = _mtime(h.path)
-        hits.sort(key=lambda h: (-mtimes[h.path], h.path))
-        self.hits = hits
+            keep = [i for i in keep if "://" in paths[i] or not denied(Path(paths[i]))]
+        self.hidden = len(paths) - len(keep)
+        self.order = _newest_first(keep, paths, found.mtimes)
 
     def show(self, path: str) -> str:
         """``path`` relative to the working directory when inside it, else absolute."""
@@ -302,8 +304,8 @@ class Report:
     def render(self, limit: int, offset: int) -> tuple[str, list[str]]:
         """The result text, and the files on the page (to record as partial reads)."""
         content = self.q.mode == "content"
-        total = sum(h.size for h in self.hits) if content else len(self.hits)
-        if not self.hits:
+        total = self._sum(self.found.sizes) if content else len(self.order)
+        if not self.order:
             return self._empty(), []
         if offset and offset >= total:
             unit = "line(s)" if content else "file(s)"
@@ -312,59 +314,67 @@ class Report:
         shown = sum(1 for x in body if x != "--") if content else len(files)
         notes = self._notes(offset, shown, total, cut)
         text = "\n".join([self._header(), "---", *body, *(["---", *notes] if notes else [])])
-        return text, [h.path for h in files if not h.binary and "://" not in h.path]
+        paths = self.found.paths
+        return text, [paths[i] for i in files
+                      if i not in self.found.binary and "://" not in paths[i]]
 
-    def _entries(self, limit: int, offset: int) -> tuple[list[str], list[FileHits], int]:
+    def _sum(self, column: list[int]) -> int:
+        """The total of ``column`` over the files shown (all of them, unless some are hidden)."""
+        return sum(column) if not self.hidden else sum(map(column.__getitem__, self.order))
+
+    def _entries(self, limit: int, offset: int) -> tuple[list[str], list[int], int]:
         body: list[str] = []
-        files: list[FileHits] = []
+        files: list[int] = []
         used = 0
-        for h in self.hits[offset:offset + limit if limit else None]:
-            line = self.show(h.path)
-            line += f":{h.count}" if self.q.mode == "count" else ""
+        paths, counts = self.found.paths, self.found.counts
+        for i in self.order[offset:offset + limit if limit else None]:
+            line = self.show(paths[i])
+            line += f":{counts[i]}" if self.q.mode == "count" else ""
             if body and used + len(line) + 1 > BODY_CHARS:
                 break
             body.append(line)
-            files.append(h)
+            files.append(i)
             used += len(line) + 1
         return body, files, 0
 
-    def _lines(self, limit: int, offset: int) -> tuple[list[str], list[FileHits], int]:
+    def _lines(self, limit: int, offset: int) -> tuple[list[str], list[int], int]:
         body: list[str] = []
-        files: list[FileHits] = []
+        files: list[int] = []
         used = cut = 0
         grouped = bool(self.q.before or self.q.after)
-        last: tuple[FileHits, int] | None = None
-        for h, (no, is_match, raw) in self._window(offset, offset + limit if limit else None):
+        last: tuple[int, int] | None = None
+        for i, (no, is_match, raw) in self._window(offset, offset + limit if limit else None):
             text = raw if len(raw) <= MAX_LINE_CHARS else raw[:MAX_LINE_CHARS] + "..."
             cut += text is not raw
             mark = ":" if is_match else "-"
-            name = self.show(h.path)
+            name = self.show(self.found.paths[i])
             line = f"{name}{mark}{no}{mark}{text}" if self.numbers else f"{name}{mark}{text}"
-            gap = grouped and last is not None and (last[0] is not h or no != last[1] + 1)
+            gap = grouped and last is not None and (last[0] != i or no != last[1] + 1)
             if body and used + len(line) + 1 + 3 * gap > BODY_CHARS:
                 break
             body += ["--", line] if gap else [line]
             used += len(line) + 1 + 3 * gap
-            if not files or files[-1] is not h:
-                files.append(h)
-            last = (h, no)
+            if not files or files[-1] != i:
+                files.append(i)
+            last = (i, no)
         return body, files, cut
 
-    def _window(self, offset: int, end: int | None) -> Iterator[tuple[FileHits, Line]]:
+    def _window(self, offset: int, end: int | None) -> Iterator[tuple[int, Line]]:
         index = 0
-        for h in self.hits:
-            if index + h.size <= offset:
-                index += h.size
+        sizes = self.found.sizes
+        for i in self.order:
+            if index + sizes[i] <= offset:
+                index += sizes[i]
                 continue
-            for line in h.lines():
+            for line in self.found.lines(i):
                 if end is not None and index >= end:
                     return
                 if index >= offset:
-                    yield h, line
+                    yield i, line
                 index += 1
 
     def _header(self) -> str:
-        files, matched = len(self.hits), sum(h.count for h in self.hits)
+        files, matched = len(self.order), self._sum(self.found.counts)
         where = f'pattern "{self.q.pattern}" {self._where()}'
         if self.q.mode == "files_with_matches":
             return f"Found {files} file(s) matching {where}, most recently modified first:"
@@ -397,7 +407,8 @@ class Report:
         if cut:
             notes.append(f"{cut} line(s) longer than {MAX_LINE_CHARS} characters were cut "
                          "(marked ...); read_file shows them whole.")
-        binary = [self.show(h.path) for h in self.hits if h.binary]
+        binary = [self.show(self.found.paths[i]) for i in self.order
+                  if i in self.found.binary] if self.found.binary else []
         if binary and self.q.mode == "content":
             notes.append("Binary file(s) matched; their lines are not shown: "
                          + ", ".join(binary[:10]) + (" ..." if len(binary) > 10 else ""))
@@ -432,11 +443,14 @@ class Report:
         return f'pattern "{self.q.pattern}" {self._where()}'
 
 
-def _mtime(path: str) -> int:
-    """Modification time in ns (0 when unknown): only ints are kept, even for 10,000s of files."""
-    if "://" in path:
-        return 0
-    try:
-        return os.stat(path).st_mtime_ns  # noqa: PTH116  (thousands of calls: no Path objects)
-    except OSError:
-        return 0
+def _newest_first(files: list[int], paths: list[str], mtimes: list[int]) -> list[int]:
+    """``files`` (indices) sorted most recently modified first, then by path.
+
+    Two stable sorts on plain int and str keys (path, then mtime) instead of a tuple per file;
+    the path sort is skipped when no two mtimes are equal, as is usual.
+    """
+    if len(set(mtimes)) < len(mtimes):
+        files.sort(key=paths.__getitem__)
+    newest = [-m for m in mtimes]
+    files.sort(key=newest.__getitem__)
+    return files

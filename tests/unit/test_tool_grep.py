@@ -8,6 +8,7 @@ import codecs
 import json
 import os
 import stat
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ import pytest
 
 from agent_ext.core import ErrorCode, ExecControl, Kind, Tier, ToolContext, ToolResult
 from agent_ext.fs import ReadCache, check_prior_read
+from agent_ext.tools._grep_hits import Found
 from agent_ext.tools._ignore import ReadDenied
-from agent_ext.tools._rg import find_rg
-from agent_ext.tools.grep import MAX_LINE_CHARS, GrepInvocation, GrepTool
+from agent_ext.tools._pygrep import GrepQuery
+from agent_ext.tools._rg import Collector, find_rg, rg_args
+from agent_ext.tools.grep import MAX_LINE_CHARS, GrepInvocation, GrepTool, _newest_first
 from agent_ext.urls import Resolved, URLRouter
 from agent_ext.urls.parse import ParsedURL
 
@@ -200,6 +203,90 @@ async def test_python_engine_matches_ripgrep(tree: Path, args: dict[str, Any]) -
 
 def test_parity_table_is_large_enough() -> None:
     assert len(PARITY_CASES) >= 25
+
+
+STREAM_QUERIES = [
+    GrepQuery("foo"),
+    GrepQuery("foo", mode="count"),
+    GrepQuery("foo", mode="content"),
+    GrepQuery("o", mode="content", before=1, after=2),
+    GrepQuery(r"\w\n\w", mode="content", multiline=True),
+]
+
+
+def columns(found: Found) -> list[tuple[str, int, int, bool, list[Any]]]:
+    """Each file's path, counts, binary flag and lines, in path order (arrival order varies)."""
+    rows = [(found.paths[i], found.counts[i], found.sizes[i] if found.sizes else 0,
+             i in found.binary, found.lines(i)) for i in range(len(found))]
+    return sorted(rows)
+
+
+@pytest.mark.skipif(not HAVE_RG, reason="needs the rg binary")
+@pytest.mark.parametrize("query", STREAM_QUERIES, ids=lambda q: f"{q.mode}:{q.pattern}")
+def test_rg_output_parses_the_same_in_pieces_of_any_size(tree: Path, query: GrepQuery) -> None:
+    exe = find_rg()
+    assert exe is not None
+    out = subprocess.run([exe, *rg_args(query, ".")], cwd=tree, capture_output=True,
+                         check=False).stdout
+    assert out
+
+    def parse(size: int, *, complete: bool = True, data: bytes = out) -> Found:
+        sink = Collector(query, str(tree))
+        for at in range(0, len(data), size):
+            sink.feed(data[at:at + size])
+        return sink.finish(complete=complete)
+
+    whole = columns(parse(len(out)))
+    assert len(whole) >= 2
+    for size in (1, 2, 3, 7, 64, 1000):
+        assert columns(parse(size)) == whole, size
+    cut = columns(parse(5, complete=False, data=out[:len(out) // 2]))
+    assert cut
+    assert len(cut) < len(whole)
+    assert all(row in whole for row in cut)  # a stopped run keeps only complete records
+
+
+async def test_late_binary_files_and_odd_names_match_the_python_engine(tmp_path: Path) -> None:
+    """A binary file with matches before its first NUL (rg adds a warning line to its block),
+    and names with a newline or a NUL-like look, take the careful parsing path."""
+    root = tmp_path / "t"
+    root.mkdir()
+    filler = ("x" * 99 + "\n").encode() * 3000  # far apart: not in one of rg's buffers
+    (root / "late.bin").write_bytes(b"foo 1\nbar\nfoo 2\n" + filler + b"foo 3\nbar\n" + filler
+                                    + b"\0foo\n")
+    (root / "plain.txt").write_text("foo a\nb\nfoo c\n")
+    (root / "12.txt").write_text("foo digits\n")
+    if os.name == "posix":
+        (root / "odd\nname.txt").write_text("foo odd\n")
+    cases: list[dict[str, Any]] = [{"pattern": "foo", "output_mode": "content"},
+                                   {"pattern": "foo", "output_mode": "content", "-C": 1},
+                                   {"pattern": "foo", "output_mode": "content", "offset": 2}]
+    for args in cases if HAVE_RG else []:
+        rg = await grep(root, args, engine="rg")
+        py = await grep(root, args, engine="python")
+        assert rg.text == py.text, args
+        assert "late.bin:3:foo 2" in rg.text
+
+
+@pytest.mark.skipif(not HAVE_RG, reason="needs the rg binary")
+@pytest.mark.parametrize("mode", ["content", "count", "files_with_matches"])
+async def test_hidden_files_leave_the_totals_the_same_with_both_engines(tree: Path,
+                                                                        mode: str) -> None:
+    ctx = ToolContext(cwd=tree)
+    ctx.services[ReadDenied] = lambda path: (tree / "sub") in path.parents
+    args = {"pattern": "foo", "output_mode": mode, "-C": 1 if mode == "content" else None}
+    args = {k: v for k, v in args.items() if v is not None}
+    rg = await grep(tree, args, ctx=ctx, engine="rg")
+    py = await grep(tree, args, ctx=ctx, engine="python")
+    assert rg.text == py.text
+    assert "3 result(s) hidden by permission rules." in rg.text
+    assert "sub/" not in rg.text
+
+
+def test_equal_mtimes_are_ordered_by_path() -> None:
+    paths = ["b", "a", "d", "c"]
+    assert _newest_first([0, 1, 2, 3], paths, [5, 5, 9, 5]) == [2, 1, 0, 3]
+    assert _newest_first([0, 1, 2, 3], paths, [4, 3, 2, 1]) == [0, 1, 2, 3]
 
 
 # --- what is searched ----------------------------------------------------------------------------
