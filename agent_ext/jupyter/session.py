@@ -299,6 +299,25 @@ def _add_notebooks(agent: Agent, shell: Any, notify: Callable[[str], None]) -> N
     else the .ipynb file (VS Code, nbclient, a notebook that is not open)."""
     from agent_ext.notebook.document import NotebookProvider  # noqa: PLC0415
 
-    from .bridge import install_bridge  # noqa: PLC0415
+    agent.context.services[NotebookProvider] = _BridgeOnFirstUse(shell, notify)
 
-    agent.context.services[NotebookProvider] = install_bridge(shell, notify=notify)
+
+class _BridgeOnFirstUse:
+    """Opens the bridge comm when a tool first needs a notebook, not with every session:
+    a run that never touches a notebook sends the frontend nothing (and headless clients
+    print no warning about an unknown comm target)."""
+
+    def __init__(self, shell: Any, notify: Callable[[str], None]) -> None:
+        self._shell = shell
+        self._notify = notify
+
+    def _provider(self) -> Any:
+        from .bridge import install_bridge  # noqa: PLC0415
+
+        return install_bridge(self._shell, notify=self._notify)
+
+    def current(self) -> Any:
+        return self._provider().current()
+
+    def open(self, path: str) -> Any:
+        return self._provider().open(path)

@@ -1,7 +1,7 @@
 """The code of the test notebooks' cells: a scripted agent, and a check that dumps the live model.
 
-The model is a ``ScriptedModel`` (no model service is reached); the session's notebook provider
-is the bridge, so the agent's reads and edits go through the labextension.
+The model is a ``ScriptedModel`` (no model service is reached); the session's own notebook
+provider reaches the labextension, so the agent's reads and edits go through the bridge.
 """
 
 from __future__ import annotations
@@ -10,13 +10,10 @@ SETUP = '''\
 %load_ext agent_ext
 import agent_ext
 from agent_ext.models import ScriptedModel, call
-from agent_ext.notebook.document import NotebookProvider
-from agent_ext.jupyter.bridge import install_bridge
 agent = agent_ext.get_agent(model=ScriptedModel([
 {steps}
     "Done.",
 ]))
-agent.context.services[NotebookProvider] = install_bridge(get_ipython())
 '''
 
 READ = '    call("read_file", {"file_path": "nb://"}),'
