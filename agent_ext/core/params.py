@@ -158,7 +158,21 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema the model is sent: no titles, no ``$ref``, closed objects."""
+    """The JSON schema the model is sent: no titles, no ``$ref``, closed objects.
+
+    Built once per model class (pydantic takes about a millisecond per schema, and the
+    declarations are sent on every request); callers must not change the returned dict.
+    """
+    cached = _SCHEMAS.get(model)
+    if cached is None:
+        cached = _SCHEMAS[model] = _build_schema(model)
+    return cached
+
+
+_SCHEMAS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def _build_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
     cleaned = _clean(raw, defs)
