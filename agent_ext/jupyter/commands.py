@@ -32,6 +32,8 @@ SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
      (("rule", {"nargs": "+"}),)),
     ("ask", "always ask before calls matching RULE, e.g. `Bash(git push:*)`",
      (("rule", {"nargs": "+"}),)),
+    ("unrule", "remove RULE (allow, deny or ask) from this session, written as it was added",
+     (("rule", {"nargs": "+"}),)),
     ("tools", "browse the tools, the deferred ones too", ()),
     ("reset", "forget the conversation (tools, rules and settings stay)", ()),
     ("history", "the conversation so far, one line per message", ()),
@@ -47,7 +49,7 @@ SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
              "update .mcp.json unless --no-save)"), (("words", {"nargs": "*"}),)),
 )
 #: Commands that get the rest of the line as typed (quotes and spaces kept) as ``args.text``.
-RAW = frozenset({"allow", "deny", "ask", "key", "mcp"})
+RAW = frozenset({"allow", "deny", "ask", "unrule", "key", "mcp"})
 
 
 def status(session: Session, _args: argparse.Namespace) -> str:
@@ -103,6 +105,16 @@ def rule(kind: str) -> Command:
         return f"{kind}: {stored} (this session)"
 
     return add
+
+
+def unrule(session: Session, args: argparse.Namespace) -> str:
+    removed = policy_adapter.remove_rule(session.agent().policy, args.text)
+    if not removed:
+        listed = policy_adapter.rules(session.agent().policy)
+        known = ", ".join(r for kind in policy_adapter.KINDS for r in listed.get(kind, []))
+        raise UsageError(f"no rule is written {args.text!r}; the rules are: {known or 'none'} "
+                         "(`%agent status` shows them)")
+    return f"removed {args.text} from {' and '.join(removed)}"
 
 
 def tools(session: Session, _args: argparse.Namespace) -> str | None:
@@ -200,7 +212,7 @@ def mcp(session: Session, args: argparse.Namespace) -> str:
 
 COMMANDS: dict[str, Command] = {
     "status": status, "model": model, "mode": mode, "allow": rule("allow"),
-    "deny": rule("deny"), "ask": rule("ask"), "tools": tools, "reset": reset,
+    "deny": rule("deny"), "ask": rule("ask"), "unrule": unrule, "tools": tools, "reset": reset,
     "history": history, "undo": undo, "cost": usage, "usage": usage, "save": save,
     "load": load, "key": key, "mcp": mcp,
 }

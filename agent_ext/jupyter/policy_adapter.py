@@ -54,6 +54,12 @@ def add_rule(policy: Any, kind: str, text: str) -> str:
     return str(getattr(found, "text", text))
 
 
+def remove_rule(policy: Any, text: str) -> list[str]:
+    """Remove the rule written ``text`` from every kind; the kinds it was removed from."""
+    remover = _method(policy, "remove_rule")
+    return [kind for kind in KINDS if remover(kind, text)]
+
+
 def rules(policy: Any) -> dict[str, list[str]]:
     """The policy's rules by kind (empty when it has none)."""
     lister = getattr(policy, "rules", None)

@@ -134,6 +134,10 @@ def test_session_commands(shared_kernel: KernelSession, tmp_path_factory: pytest
     assert "allow: Bash(git status:*)" in shared_kernel.ok(
         "%agent allow Bash(git status:*)").stdout
     assert "allow: Bash(git status:*)" in shared_kernel.ok("%agent status").stdout
+    assert "removed Bash(git status:*) from allow" in shared_kernel.ok(
+        "%agent unrule Bash(git status:*)").stdout
+    assert "Bash(git status:*)" not in shared_kernel.ok("%agent status").stdout
+    assert "no rule is written" in shared_kernel.execute("%agent unrule Bash(nope)").error
     assert "model: demo (replay)" in shared_kernel.ok("%agent model demo").stdout
 
 
