@@ -86,6 +86,8 @@ class CellTranscript:
         sys.stdout.flush()
         self._buffer = None
         self._text = PlainTextRenderer(sys.stdout)
+        # No frontend renders the widget: its saved text fallback would repeat the plain text.
+        self.widget = None
 
     def __call__(self, event: ev.Event) -> None:
         if self.widget is not None:

@@ -56,3 +56,9 @@ def test_dont_ask_never_waits(workdir: Path) -> None:
     assert not (workdir / "note.txt").exists()
     assert "[permission] Permission denied for write_note(" in outs[3]
     assert "dontAsk" in outs[3]
+
+
+def test_the_first_headless_run_is_written_once(workdir: Path) -> None:
+    outs, _ = _run(["%load_ext agent_ext", scripted_agent("note.txt"),
+                    "%%agent\nwrite the note"], workdir)
+    assert outs[2].count("Done.") == 1
