@@ -9,12 +9,11 @@ write secrets as ``${VAR}`` so that the file can be shared.
 from __future__ import annotations
 
 import json
-import os
-import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from agent_ext.fs.atomic import atomic_write
 
 from .config import MCP_JSON, EntryError, parse_server
 
@@ -71,17 +70,5 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    """Temp file in the same folder, fsync, rename; keeps the old file's permission bits."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(tmp).chmod(mode if mode is not None else 0o644)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Written atomically (temp file, fsync, rename), keeping the old file's permission bits."""
+    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

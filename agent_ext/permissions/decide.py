@@ -10,13 +10,12 @@ user on a question.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_ext.core import Permission, Tier, ToolInvocation
+from agent_ext.fs.atomic import atomic_write
 from agent_ext.settings import PROJECT_DIR, Settings, load_settings, user_config_dir
 
 from .modes import (
@@ -451,14 +450,5 @@ class RulePolicy:
 def _write_atomic(path: Path, text: str) -> None:
     """Write through a temporary file and a rename, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text.encode("utf-8"))
 
