@@ -13,7 +13,7 @@ import math
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -39,6 +39,25 @@ class StreamInterruptedError(Exception):
     def __init__(self, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.cause = cause
+
+
+async def relay(stream: Any, feed: Callable[[Any], Iterable[StreamItem]]
+                ) -> AsyncIterator[StreamItem]:
+    """Feed each event of an SDK stream to ``feed`` and yield what it makes of them.
+
+    A failure while reading becomes ``StreamInterruptedError``, so the caller can tell a cut
+    stream from a refused request.
+    """
+    async with stream:
+        while True:
+            try:
+                event = await anext(stream)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:
+                raise StreamInterruptedError(exc) from exc
+            for item in feed(event):
+                yield item
 
 
 @dataclass(frozen=True)

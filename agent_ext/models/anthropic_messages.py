@@ -14,9 +14,9 @@ from ._common import (
     PLACEHOLDER_KEY,
     Endpoint,
     RetryPolicy,
-    StreamInterruptedError,
     classify,
     is_default_host,
+    relay,
     with_retries,
 )
 from .base import ModelError, StreamItem
@@ -103,14 +103,6 @@ class AnthropicModel:
                                       timeout=timeout) as client:
             stream = await client.messages.create(**body)
             assembler = EventAssembler(self.model)
-            async with stream:
-                while True:
-                    try:
-                        event = await anext(stream)
-                    except StopAsyncIteration:
-                        break
-                    except Exception as exc:
-                        raise StreamInterruptedError(exc) from exc
-                    for item in assembler.feed(event):
-                        yield item
+            async for item in relay(stream, assembler.feed):
+                yield item
             yield assembler.finish()

@@ -15,9 +15,9 @@ from ._common import (
     PLACEHOLDER_KEY,
     Endpoint,
     RetryPolicy,
-    StreamInterruptedError,
     classify,
     is_default_host,
+    relay,
     server_message,
     with_retries,
 )
@@ -96,16 +96,8 @@ class OpenAIChatModel:
                                    timeout=timeout) as client:
             stream = await self._open(client, body)
             assembler = ChunkAssembler(self.model, ep.url)
-            async with stream:
-                while True:
-                    try:
-                        chunk = await anext(stream)
-                    except StopAsyncIteration:
-                        break
-                    except Exception as exc:
-                        raise StreamInterruptedError(exc) from exc
-                    for item in assembler.feed(chunk):
-                        yield item
+            async for item in relay(stream, assembler.feed):
+                yield item
             yield assembler.finish()
 
     async def _open(self, client: Any, body: dict[str, Any]) -> Any:
