@@ -229,8 +229,8 @@ class Agent:
                 break
             self._background_news()
             try:
-                await self._maybe_compact()
-                response = await self._step(self._stream(self.request()))
+                request, sent_tokens = await self._next_request()
+                response = await self._step(self._stream(request))
             except asyncio.CancelledError:
                 if not self._cancel_requested:
                     raise
@@ -243,7 +243,7 @@ class Agent:
                 self._stop(result, "error", message, level="error")
                 break
             result.turns += 1
-            self._account(result, response)
+            self._account(result, response, sent_tokens)
             self.messages.append(Message(
                 role="assistant", parts=(TextPart(response.text),) if response.text else (),
                 tool_calls=response.tool_calls, provider_data=response.provider_data))
@@ -333,11 +333,13 @@ class Agent:
 
     # -- accounting and caps --------------------------------------------------------------------
 
-    def _account(self, result: RunResult, response: ModelResponse) -> None:
+    def _account(self, result: RunResult, response: ModelResponse, sent_tokens: int) -> None:
+        """Add the step's usage: the provider's figures, else estimates (``sent_tokens`` for
+        the request that was sent)."""
         turn = response.usage
         estimated = turn.input_tokens == 0 and turn.output_tokens == 0
         if estimated:
-            turn = Usage(ctxmod.estimate_request(self.request()),
+            turn = Usage(sent_tokens,
                          ctxmod.estimate_tokens(response.text + "".join(
                              c.arguments for c in response.tool_calls)))
         result.usage = result.usage + turn
@@ -365,11 +367,15 @@ class Agent:
             return True
         return False
 
-    async def _maybe_compact(self) -> None:
-        limit = self.limits.window_tokens * self.limits.compact_at
-        if ctxmod.estimate_request(self.request()) < limit:
-            return
-        await self.compact()
+    async def _next_request(self) -> tuple[ModelRequest, int]:
+        """The request for the next step, compacted first when it would fill the window, and
+        its estimated size (built once: it reads instruction files and serialises schemas)."""
+        request = self.request()
+        tokens = ctxmod.estimate_request(request)
+        if tokens >= self.limits.window_tokens * self.limits.compact_at and await self.compact():
+            request = self.request()
+            tokens = ctxmod.estimate_request(request)
+        return request, tokens
 
     async def compact(self) -> bool:
         """Summarise older turns and point large results to files; True if anything changed."""
