@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_ruff() -> None:
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "agent_ext", "tests"],
+    out = subprocess.run([sys.executable, "-m", "ruff", "check", "agent_ext", "tests", "scripts"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from ._lexicon import Item, Lexicon
 from ._model import SearchDoc, SearchHit, SearchOutcome
+from ._neighbours import shipped_neighbours
 from ._tokens import NAME_FILLERS, STOPWORDS, bigrams, damerau_within, split_words, strip_token
 from ._vocab import (
     ADJECTIVE_VERBS,
@@ -44,6 +45,7 @@ SERVER, HINT, DESC_HEAD, DESC, PARAM = 0.55, 0.6, 0.3, 0.15, 0.15
 SOFT_TERM = 0.35
 QUALIFIER_TERM = 0.5
 RELATED_SCALE = 1.0
+NEIGHBOUR_SCALE, NEIGHBOUR_MIN = 0.5, 0.55
 TYPO_1, TYPO_2 = 0.7, 0.5
 TYPO_KNOWN, TYPO_KNOWN_RATIO, TYPO_KNOWN_LEN = 0.7, 3.0, 5
 MAX_TYPO_CANDIDATES = 6
@@ -57,10 +59,11 @@ COORD, COORD_FULL = 1.0, 0.3
 SHARED_WORD = 0.5
 SERVER_BOOST, COMMON_SERVER_BOOST = 1.0, 0.5
 EXTERNAL_BOOST = 1.05
-IMPLIED_READ, IMPLIED_MANY = 0.05, 0.1
+IMPLIED_READ, IMPLIED_MANY = 0.2, 0.1
 LOOK_MANY = 0.8
 ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
+NAME_FRAGMENT, FRAGMENT_MIN = 0.5, 6
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
@@ -92,6 +95,7 @@ class _Term:
     weight: float
     required: bool
     spellings: frozenset[str] = frozenset()
+    loose: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -104,6 +108,7 @@ class _DocInfo:
 
     name: str
     lower_name: str
+    compact: str
     external: bool
     name_words: frozenset[str]
     core_size: int
@@ -221,6 +226,28 @@ def _skeleton_of(short: str, word: str) -> bool:
     return all(ch in rest for ch in short)
 
 
+def _compact(text: str) -> str:
+    """An identifier without case or separators: ``auth0_get_Res`` is ``auth0getres``."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _fragments(query: str) -> list[str]:
+    """Query tokens written as identifiers (``auth0_get_res``, ``listConnectedDest``), compacted.
+
+    A model that half remembers a tool name writes its start, often cut inside a word; such a
+    token found inside a tool's name points at that tool.
+    """
+    found: list[str] = []
+    for raw in query.split():
+        token = strip_token(raw.lstrip("+"))
+        shaped = "_" in token or "-" in token or any(
+            a.islower() and b.isupper() for a, b in itertools.pairwise(token))
+        compact = _compact(token)
+        if shaped and len(compact) >= FRAGMENT_MIN:
+            found.append(compact)
+    return found
+
+
 def _is_plural(raw: str, word: str) -> bool:
     """Whether a written word is the plural of its stem (``boards``, ``repos``, not ``status``)."""
     return raw.endswith("s") and raw != word and len(raw) > 3 and not raw.endswith("ss")
@@ -308,6 +335,7 @@ class SearchIndex:
         core: set[str] = set()
         actions: list[frozenset[str]] = []
         number: dict[str, bool] = {}
+        last_plural = False
         parts: set[str] = set()
         servers = {it.word for it in fields["server"]}
         servers.update(p for w in list(servers) for p in self._glued_parts(w, vocab))
@@ -330,6 +358,8 @@ class SearchIndex:
                     families = _LEXICON.actions.get(item.word)
                     if families:
                         actions.append(families)
+                    elif actions:
+                        last_plural = _is_plural(item.raw, item.word)
                 for part in self._glued_parts(item.word, vocab) or \
                         self._compound_parts(item.word, vocab):
                     put(part, NAME_PART)
@@ -341,9 +371,14 @@ class SearchIndex:
         for word, weight in weights.items():
             self._postings[word].append((i, weight, word in core or word in parts))
         name_words = {w for w, fw in weights.items() if fw >= NAME_SOFT} | servers
-        self._docs.append(_DocInfo(doc.name, doc.name.lower(), doc.external,
+        action = actions[0] if actions else frozenset()
+        if last_plural and action & LOOK_FAMILIES:
+            # Getting things (``getPullRequests``, ``get_entities``) is listing them.
+            action = action | MANY_FAMILIES
+            actions[0] = action
+        self._docs.append(_DocInfo(doc.name, doc.name.lower(), _compact(doc.name), doc.external,
                                    frozenset(name_words), len(core) or 1, frozenset(servers),
-                                   actions[0] if actions else frozenset(),
+                                   action,
                                    frozenset().union(*actions), number))
 
     @staticmethod
@@ -565,7 +600,7 @@ class SearchIndex:
                 out.extend((Item(again, raw=again), Item(_UPDATE)))
                 continue
             parts: list[str] = []
-            if not self._typos(word, len(item.raw)):
+            if not self._typos(word, len(item.raw)) and not shipped_neighbours().of(word):
                 for cut in range(3, len(word) - 2):
                     left, right = _LEXICON.normalize(word[:cut]), _LEXICON.normalize(word[cut:])
                     if not self._unknown(left) and not self._unknown(right):
@@ -607,8 +642,31 @@ class SearchIndex:
                 weight = base * w * RELATED_SCALE
                 if variants.get(rel, 0.0) < weight:
                     variants[rel] = weight
+        loose = self._add_neighbours(item, variants) if not item.soft else frozenset()
         return _Term(item.word, item.raw, variants, SOFT_TERM if item.soft else 1.0, required,
-                     frozenset(spellings))
+                     frozenset(spellings), loose)
+
+    @staticmethod
+    def _add_neighbours(item: Item, variants: dict[str, float]) -> frozenset[str]:
+        """Words near a content word in everyday English (``raining``: weather), at a weight
+        below any listed relation; returns the words only they added.
+
+        Verbs are left to the action families: near verbs are as often opposites (``enable``,
+        ``disable``) as synonyms.
+        """
+        if item.word in _LEXICON.actions:
+            return frozenset()
+        added: set[str] = set()
+        for near, sim in shipped_neighbours().of(item.word):
+            if sim < NEIGHBOUR_MIN:
+                break
+            target = _LEXICON.normalize_stem(near)
+            weight = NEIGHBOUR_SCALE * sim
+            if target not in _LEXICON.actions and variants.get(target, 0.0) < weight:
+                if target not in variants:
+                    added.add(target)
+                variants[target] = weight
+        return frozenset(added)
 
     def _servers_shortened_to(self, raw: str) -> list[str]:
         """Server words ``raw`` is the start of, short of a letter or two (``mongo``: mongodb)."""
@@ -657,7 +715,8 @@ class SearchIndex:
         if not terms:
             return SearchOutcome([], 0)
         verbs = self._query_actions(query)
-        many = any(_plural(t) and t.weight == 1.0 for t in terms)
+        listed = self._listed_noun(terms)
+        many = listed is not None or any(_plural(t) and t.weight == 1.0 for t in terms)
         if verbs is not None and verbs & LOOK_FAMILIES and any(
             _plural(t) and t.weight == 1.0 and t.raw not in ASPECT_PLURALS for t in terms
         ):
@@ -693,15 +752,19 @@ class SearchIndex:
         # The remaining factors lie within [low, high]; a tool whose best case is below the
         # limit-th worst case cannot reach the top, so it is counted but not scored further.
         low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT)
-        high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY)
+        high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
+            * (1.0 + NAME_FRAGMENT)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
-        numbered = [(t.word, _plural(t)) for t in terms if t.raw]
+        numbered = [(t.word, _plural(t) or t.word == listed) for t in terms if t.raw]
+        fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
         for score, doc, coverage in base:
             if score < cut:
                 continue
             info = self._docs[doc]
             final = score * (1.0 + COVERAGE_BONUS * coverage)
+            if fragments and any(f in info.compact for f in fragments):
+                final *= 1.0 + NAME_FRAGMENT
             agree = sum((1 if plural == info.number[word] else -1)
                         for word, plural in numbered if word in info.number)
             if agree:
@@ -718,6 +781,15 @@ class SearchIndex:
         best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
         top = [SearchHit(name, round(score, 4)) for score, name in best]
         return SearchOutcome(top, len(base))
+
+    @staticmethod
+    def _listed_noun(terms: list[_Term]) -> str | None:
+        """The noun before a closing ``list`` (``ticket list``, ``dag run list``), which asks for
+        many of that noun, or None."""
+        full = [t for t in terms if t.weight == 1.0 and t.raw]
+        if len(full) >= 2 and full[-1].word == _LIST and full[-1].raw == "list":
+            return full[-2].word
+        return None
 
     def _claims(self, terms: list[_Term]) -> tuple[
             dict[int, dict[str, list[tuple[float, float]]]], dict[int, float], float]:
@@ -768,9 +840,13 @@ class SearchIndex:
         for i, tok in enumerate(tokens):
             if len(tok) < 2 or tok in STOPWORDS:
                 continue
-            content += 1
-            word = _LEXICON.normalize(tok)
+            phrase = _LEXICON.phrase_at(tokens, i)
+            word = phrase[0] if phrase is not None and phrase[0] in _LEXICON.actions \
+                else _LEXICON.normalize(tok)
             families = _LEXICON.actions.get(word)
+            if families is None and word in self._server_vocab:
+                continue
+            content += 1
             if families is None and self._unknown(word):
                 again = self._again(word)
                 if again:
@@ -794,4 +870,4 @@ class SearchIndex:
     def _has_in_name(info: _DocInfo, term: _Term) -> bool:
         if term.raw and term.raw in info.lower_name:
             return True
-        return any(v in info.name_words for v in term.variants)
+        return any(v in info.name_words for v in term.variants if v not in term.loose)

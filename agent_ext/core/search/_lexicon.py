@@ -133,6 +133,10 @@ class Lexicon:
                 return short
         return self.canon.get(s, s)
 
+    def normalize_stem(self, stem_: str) -> str:
+        """The canonical form of a word already stemmed."""
+        return self._canonical(stem_)
+
     def normalize_entry(self, entry: str) -> str:
         """The canonical stem of a vocabulary entry, which may be a ``_``-joined phrase."""
         parts = tuple(stem(w) for w in entry.split("_"))
