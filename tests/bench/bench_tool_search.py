@@ -37,9 +37,10 @@ DATA = HERE / "data"
 CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.json",
               "dev": "dev_catalogue.json", "dev2": "dev2_catalogue.json",
               "holdout": "holdout_catalogue.json",
-              "holdout2": "holdout2_catalogue.json"}
-TUNING_SPLITS = ("dev", "dev2", "holdout")
-HELD_OUT = ("holdout2",)
+              "holdout2": "holdout2_catalogue.json", "dev3": "dev3_catalogue.json",
+              "holdout3": "holdout3_catalogue.json"}
+TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3")
+HELD_OUT = ("holdout3",)
 TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]
 
