@@ -30,6 +30,8 @@ from ._vocab import (
     HOW_TO,
     LOOK_FAMILIES,
     MANY_FAMILIES,
+    NEGATION_FILLERS,
+    NEGATIONS,
     NOUN_VERB_CUES,
     NOUN_VERB_FAMILIES,
     QUESTION_STARTS,
@@ -246,6 +248,28 @@ def _fragments(query: str) -> list[str]:
         if shaped and len(compact) >= FRAGMENT_MIN:
             found.append(compact)
     return found
+
+
+def _drop_negated(query: str) -> str:
+    """The query without the words it says it does not want (``archive it without deleting
+    it``, ``so they can no longer log in``): a negation word and the content word after it."""
+    tokens = query.split()
+    low = [strip_token(t).lower().replace("'", "") for t in tokens]
+    if not NEGATIONS.intersection(low):
+        return query
+    keep: list[str] = []
+    dropping = False
+    for token, word in zip(tokens, low, strict=True):
+        if word in NEGATIONS:
+            dropping = True
+            continue
+        if dropping:
+            if word in STOPWORDS or word in NEGATION_FILLERS:
+                continue
+            dropping = False
+            continue
+        keep.append(token)
+    return " ".join(keep)
 
 
 def _is_plural(raw: str, word: str) -> bool:
@@ -711,6 +735,7 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
+        query = _drop_negated(query)
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)

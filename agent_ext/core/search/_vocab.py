@@ -717,6 +717,13 @@ QUESTION_STARTS = frozenset((
     "was", "were", "did", "does", "has", "have",
 ))
 HOW_TO = frozenset(("do", "to", "can", "could", "should", "would", "i"))
+# Words that say the next content word is not wanted (``without deleting it``), and words that
+# may stand between the two (``no longer``).
+NEGATIONS = frozenset((
+    "not", "without", "never", "dont", "doesnt", "didnt", "wont", "cant", "cannot", "isnt",
+    "arent", "no", "except", "excluding", "nor",
+))
+NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever", "be", "being"))
 # Words after which a verb in a question describes its subject (``did we ship``).
 SUBJECTS = frozenset((
     "i", "we", "you", "they", "he", "she", "it", "is", "are", "was", "were", "to",
