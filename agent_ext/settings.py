@@ -212,6 +212,9 @@ def _check(file: SettingsFile) -> list[str]:
     if "model" in data and not (isinstance(data["model"], str) and data["model"].strip()):
         problem('"model"', file.key_offset("model"),
                 'must be a model name such as "openai:gpt-4o"')
+    if "toolSearch" in data and data["toolSearch"] not in ("auto", "lexical", "embed"):
+        problem('"toolSearch"', file.key_offset("toolSearch"),
+                'must be "auto", "lexical" or "embed"')
     if "mcpServers" in data and not isinstance(data["mcpServers"], dict):
         problem('"mcpServers"', file.key_offset("mcpServers"), "must be an object of servers")
     if "permissions" not in data:

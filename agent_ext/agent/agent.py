@@ -33,6 +33,7 @@ from agent_ext.models import (
 from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
+from agent_ext.settings import load_settings
 from agent_ext.tools import register_builtins
 from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
@@ -51,6 +52,8 @@ from .secrets import SecretMasker
 from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
 
 T = TypeVar("T")
+#: Environment variable that chooses the tool_search backend (see :func:`choose_tool_search`).
+TOOL_SEARCH_ENV = "AGENT_EXT_TOOL_SEARCH"
 StopReason = Literal["end", "max_turns", "token_cap", "cost_cap", "cancelled", "error"]
 
 
@@ -112,6 +115,9 @@ class Agent:
             # grep, glob and ls hide files that Read deny rules cover.
             self.context.services[ReadDenied] = self.policy.read_denied
         self._startup_notices = list(getattr(self.policy, "problems", ()))
+        search_notice = choose_tool_search(self.registry, self.cwd)
+        if search_notice:
+            self._startup_notices.append(search_notice)
         self.system_prompt_addition = system_prompt
         self.max_turns = max_turns
         self.max_tokens = max_tokens
@@ -446,6 +452,34 @@ class Agent:
         if self.mcp is not None:
             await self.mcp.aclose()
         self.store.cleanup()
+
+
+def choose_tool_search(registry: Registry, cwd: Path,
+                       environ: Mapping[str, str] | None = None) -> str | None:
+    """Set the registry's search backend from ``AGENT_EXT_TOOL_SEARCH`` or ``"toolSearch"`` in
+    the settings files: ``lexical`` (pure Python), ``embed`` (the ``embed`` extra's MiniLM
+    blend) or ``auto`` (the default: embed when the extra is installed). Returns a notice when
+    the choice cannot be honoured."""
+    env = os.environ if environ is None else environ
+    choice = env.get(TOOL_SEARCH_ENV, "").strip().lower()
+    where = TOOL_SEARCH_ENV
+    if not choice:
+        found = load_settings(cwd, environ=env).first("toolSearch", str)
+        choice, where = (found[0].strip().lower(), str(found[1].path)) if found else ("auto", "")
+    if choice not in ("auto", "lexical", "embed"):
+        return (f"{where}: tool search {choice!r} is not one of auto, lexical, embed; "
+                "the pure-Python search is used.")
+    if choice == "lexical":
+        return None
+    from agent_ext.core import search_embed  # noqa: PLC0415  (the optional extra's module)
+
+    if search_embed.available():
+        registry.search_backend = search_embed.EmbeddingBackend()
+        return None
+    if choice == "embed":
+        return (f"{where}: tool search 'embed' needs the embed extra "
+                "(pip install 'agent-ext[embed]'); the pure-Python search is used.")
+    return None
 
 
 def _resolve(model: Model | str | Sequence[Step] | None, cwd: Path) -> tuple[Model, str | None]:

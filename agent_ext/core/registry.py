@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import ToolLoadError, ToolRegistrationError, UnknownToolError
 from .naming import external_name, is_valid_name, split_external
@@ -43,6 +43,16 @@ class _Entry:
         return (self.tool.server if self.tool is not None else self.server) is not None
 
 
+class Searcher(Protocol):
+    """What ranks tools for ``tool_search``: :class:`SearchIndex` or a plug-in backend."""
+
+    def search(self, query: str, limit: int = 5) -> SearchOutcome: ...
+
+
+#: Builds a searcher over the docs of the tools to search.
+SearchBackend = Callable[[list[SearchDoc]], Searcher]
+
+
 class Registry:
     """The tools of one session, by registered name."""
 
@@ -52,7 +62,8 @@ class Registry:
         self._disabled: set[str] = set()
         self._revealed: set[str] = set()
         self._version = 0
-        self._index: tuple[int, SearchIndex] | None = None
+        self._index: tuple[int, Searcher] | None = None
+        self._backend: SearchBackend = SearchIndex
         self._mutex = threading.RLock()
         #: Tools a permission policy keeps out of the model's view (a bare-name deny rule).
         #: Unlike disabled tools they stay callable, so a call gets the policy's reason.
@@ -376,23 +387,45 @@ class Registry:
 
     # -- search ---------------------------------------------------------------------------------
 
+    @property
+    def search_backend(self) -> SearchBackend:
+        """What builds the searcher: :class:`SearchIndex` unless a backend was set."""
+        return self._backend
+
+    @search_backend.setter
+    def search_backend(self, backend: SearchBackend) -> None:
+        with self._mutex:
+            self._backend = backend
+            self._index = None
+
+    @property
+    def search_is_local(self) -> bool:
+        """Whether searching is the pure-Python index, quick enough to run on the event loop."""
+        return self._backend is SearchIndex
+
     def search(self, query: str, limit: int = 5, *, everything: bool = False) -> SearchOutcome:
         """Rank tools for ``query``: deferred ones (revealed too), or all with ``everything``."""
         return self._search_index(everything).search(query, limit)
 
-    def _search_index(self, everything: bool) -> SearchIndex:
-        if not everything and self._index is not None and self._index[0] == self._version:
-            return self._index[1]
-        names = [n for n in self.names() if not self.hidden(n)] if everything else self.deferred()
-        docs = []
-        for name in names:
-            tool = self._load(self._entries[name])
-            docs.append(SearchDoc(name=name, description=tool.description,
-                                  search_hint=tool.search_hint, server=tool.server,
-                                  parameters=tool.parameters_schema()))
-        index = SearchIndex(docs)
+    def _search_index(self, everything: bool) -> Searcher:
+        with self._mutex:
+            if not everything and self._index is not None and self._index[0] == self._version:
+                return self._index[1]
+            names = ([n for n in self.names() if not self.hidden(n)] if everything
+                     else self.deferred())
+            entries = [(name, self._entries[name]) for name in names]
+        tools = [(name, self._load(entry)) for name, entry in entries]
+        with self._mutex:
+            # Loading a lazy tool bumps the version; a change after this point is a real one.
+            version, backend = self._version, self._backend
+        index = backend([SearchDoc(name=name, description=tool.description,
+                                   search_hint=tool.search_hint, server=tool.server,
+                                   parameters=tool.parameters_schema())
+                         for name, tool in tools])
         if not everything:
-            self._index = (self._version, index)
+            with self._mutex:
+                if self._version == version and self._backend is backend:
+                    self._index = (version, index)
         return index
 
 

