@@ -160,7 +160,7 @@ def _head_and_rest(description: str) -> tuple[str, str]:
 def _in_phrase(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is part of a vocabulary phrase."""
     for start in range(max(0, i - _LEXICON.longest_phrase + 1), i + 1):
-        found = _LEXICON.phrase_at(words, start)
+        found = _LEXICON.phrase_at(words, start, query=True)
         if found is not None and start + found[1] > i:
             return True
     return False
@@ -540,7 +540,8 @@ class SearchIndex:
         terms: dict[str, _Term] = {}
         for words, required in runs:
             joined, parts = self._join_stopwords(self._mend_phrases(words))
-            items = self._split_unknown(self._join_compounds(_LEXICON.items(joined))) + parts
+            folded = _LEXICON.items(joined, query=True)
+            items = self._split_unknown(self._join_compounds(folded)) + parts
             for item in items:
                 term = self._term(item, required)
                 if not item.soft and item.raw in qualifiers:
@@ -865,7 +866,7 @@ class SearchIndex:
         for i, tok in enumerate(tokens):
             if len(tok) < 2 or tok in STOPWORDS:
                 continue
-            phrase = _LEXICON.phrase_at(tokens, i)
+            phrase = _LEXICON.phrase_at(tokens, i, query=True)
             word = phrase[0] if phrase is not None and phrase[0] in _LEXICON.actions \
                 else _LEXICON.normalize(tok)
             families = _LEXICON.actions.get(word)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import NamedTuple
 
 from ._tokens import STOPWORDS, split_words, stem
@@ -29,6 +30,9 @@ class Item(NamedTuple):
 _CACHE_LIMIT = 1 << 17
 HOP_SCALE, HOP_MIN = 0.8, 0.45
 FAMILY_LINK = 0.5
+# How strongly a ``~`` alternative of the thesaurus points at its target.
+THESAURUS_LINK = 0.6
+_THESAURUS = "thesaurus.txt"
 
 
 @dataclass
@@ -41,6 +45,13 @@ class Lexicon:
     related: dict[str, dict[str, float]] = field(default_factory=dict)
     targets: set[str] = field(default_factory=set)
     phrase_starts: set[str] = field(default_factory=set)
+    # The thesaurus's phrases fold in queries only: in a tool name, ``uploaded file`` is two
+    # words of the name, not one related word.
+    query_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
+    query_phrase_starts: set[str] = field(default_factory=set)
+    # Looser thesaurus phrases do not fold: the words stay and the phrase adds a word it hints.
+    hint_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
+    hint_starts: set[str] = field(default_factory=set)
     actions: dict[str, frozenset[str]] = field(default_factory=dict)
     particle_verbs: dict[str, set[str]] = field(default_factory=dict)
     past_forms: set[str] = field(default_factory=set)
@@ -62,6 +73,7 @@ class Lexicon:
             target = lex._entry(head, None)
             for alias in aliases:
                 lex._entry(alias, target)
+        related = lex._read_thesaurus(_thesaurus_lines())
         for word, meaning in EXPANSIONS.items():
             lex.expansions[stem(word)] = tuple(lex.normalize(w) for w in meaning.split())
         for weight, line in RELATED:
@@ -77,6 +89,9 @@ class Lexicon:
             for target in targets.split():
                 word = lex.normalize_entry(target)
                 links[word] = max(links.get(word, 0.0), weight)
+        for source, target in related:
+            links = lex.related.setdefault(source, {})
+            links[target] = max(links.get(target, 0.0), THESAURUS_LINK)
         # Verbs of one family relate at least weakly, and each verb knows its families.
         for family, line in ACTION_FAMILIES.items():
             words = [lex.normalize_entry(w) for w in line.split()]
@@ -105,7 +120,43 @@ class Lexicon:
                     if c != a and w >= HOP_MIN and mine.get(c, 0.0) < w:
                         mine[c] = w
 
-    def _entry(self, entry: str, target: str | None) -> str:
+    def _read_thesaurus(self, lines: list[str]) -> list[tuple[str, str]]:
+        """Fold the thesaurus's ``=`` alternatives into their targets; return its ``~`` links
+        as (alternative, target), each phrase registered so a query folds it into one word.
+
+        The shipped vocabulary wins: an alternative it already spells is left as it is, and a
+        thesaurus phrase never moves a particle (``set off`` does not make ``set alarm off``
+        a phrase).
+        """
+        links: list[tuple[str, str]] = []
+        spoken = {stem(w) for line in _vocabulary_lines() for w in line.replace("_", " ").split()}
+        for line in lines:
+            kind, _, rest = line.partition(" ")
+            target_word, _, alts = rest.partition("|")
+            if kind not in ("=", "~") or not alts:
+                continue
+            target = self.normalize_entry(target_word.strip())
+            for alt in (a.strip() for a in alts.split(",")):
+                entry = "_".join(alt.split())
+                parts = tuple(stem(w) for w in alt.split())
+                if not parts or (parts in self.phrases or parts in self.query_phrases
+                                 or parts in self.hint_phrases if len(parts) > 1 else (
+                        parts[0] in self.canon or parts[0] in self.targets
+                        or parts[0] in spoken)):
+                    if kind == "~" and len(parts) == 1:
+                        links.append((self.normalize_entry(entry), target))
+                    continue
+                if kind == "=":
+                    self._entry(entry, target, query_only=True)
+                elif len(parts) == 1:
+                    links.append((self._entry(entry, None), target))
+                else:
+                    self.hint_phrases.setdefault(parts, target)
+                    self.hint_starts.add(parts[0])
+                    self.longest_phrase = max(self.longest_phrase, len(parts))
+        return links
+
+    def _entry(self, entry: str, target: str | None, *, query_only: bool = False) -> str:
         parts = tuple(stem(w) for w in entry.split("_"))
         if target is None:
             target = parts[0] if len(parts) == 1 else "".join(parts)
@@ -114,9 +165,13 @@ class Lexicon:
             if parts[0] != target:
                 self.canon[parts[0]] = target
         else:
-            self.phrases[parts] = target
-            self.phrase_starts.add(parts[0])
-            if len(parts) == 2 and parts[1] in PARTICLES:
+            if query_only:
+                self.query_phrases[parts] = target
+                self.query_phrase_starts.add(parts[0])
+            else:
+                self.phrases[parts] = target
+                self.phrase_starts.add(parts[0])
+            if not query_only and len(parts) == 2 and parts[1] in PARTICLES:
                 self.particle_verbs.setdefault(parts[0], set()).add(parts[1])
             self.longest_phrase = max(self.longest_phrase, len(parts))
         return target
@@ -164,16 +219,21 @@ class Lexicon:
         """The stem of one lowercase word, memoised."""
         return self._word(word)[0]
 
-    def phrase_at(self, words: list[str], i: int) -> tuple[str, int] | None:
-        """The longest vocabulary phrase starting at ``words[i]``, as (target, length)."""
+    def phrase_at(self, words: list[str], i: int, *, query: bool = False
+                  ) -> tuple[str, int] | None:
+        """The longest vocabulary phrase starting at ``words[i]``, as (target, length); in a
+        ``query``, the thesaurus's phrases too."""
         for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
             key = tuple(self._word(w)[0] for w in words[i : i + size])
             target = self.phrases.get(key)
+            if target is None and query:
+                target = self.query_phrases.get(key)
             if target is not None:
                 return target, size
         return None
 
-    def items(self, words: list[str], *, keep_stopwords: bool = False) -> list[Item]:
+    def items(self, words: list[str], *, keep_stopwords: bool = False,
+              query: bool = False) -> list[Item]:
         """Normalised items of a word sequence: phrases folded, expansions spread, stopwords out.
 
         A folded phrase keeps its non-stopword parts as soft items so that a query naming only
@@ -184,7 +244,9 @@ class Lexicon:
         while i < len(words):
             w = words[i]
             s, canon = self._word(w)
-            found = self.phrase_at(words, i) if s in self.phrase_starts else None
+            found = (self.phrase_at(words, i, query=query)
+                     if s in self.phrase_starts or (query and s in self.query_phrase_starts)
+                     else None)
             if found is not None:
                 target, size = found
                 out.append(Item(target, soft=False, raw=" ".join(words[i : i + size])))
@@ -196,11 +258,37 @@ class Lexicon:
                 i += size
                 continue
             i += 1
+            if query and s in self.hint_starts:
+                out.extend(self._hints(words, i - 1))
             if len(w) < 2 or (w in STOPWORDS and not keep_stopwords):
                 continue
             out.extend(Item(c, soft=False, raw=w) for c in canon)
         return out
 
+    def _hints(self, words: list[str], i: int) -> list[Item]:
+        """The word a loose thesaurus phrase at ``words[i]`` hints (``on my plate``: task), as a
+        soft item; the phrase's own words stay."""
+        for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
+            target = self.hint_phrases.get(tuple(self._word(w)[0] for w in words[i : i + size]))
+            if target is not None:
+                return [Item(target, soft=True, raw="")]
+        return []
+
     def text_items(self, text: str, *, keep_stopwords: bool = False) -> list[Item]:
         """Normalised items of free text or an identifier."""
         return self.items(split_words(text), keep_stopwords=keep_stopwords)
+
+
+def _thesaurus_lines() -> list[str]:
+    """The shipped thesaurus's entry lines (none if the data file is missing)."""
+    try:
+        text = resources.files(__package__).joinpath(_THESAURUS).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return []
+    return [line for line in text.splitlines() if line[:2] in ("= ", "~ ")]
+
+
+def _vocabulary_lines() -> list[str]:
+    """Every word list of ``_vocab`` that relates or classes words, as lines."""
+    return [*(line for _, line in RELATED), *(f"{s} {t}" for _, s, t in POINTERS),
+            *ACTION_FAMILIES.values(), OTHER_ACTIONS, *EXPANSIONS, *EXPANSIONS.values()]
