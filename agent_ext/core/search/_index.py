@@ -34,6 +34,7 @@ from ._vocab import (
     NEGATIONS,
     NOUN_VERB_CUES,
     NOUN_VERB_FAMILIES,
+    PREPOSITIONS,
     QUESTION_STARTS,
     READ_FAMILIES,
     SUBJECTS,
@@ -66,6 +67,7 @@ LOOK_MANY = 0.8
 ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 NAME_FRAGMENT, FRAGMENT_MIN = 0.5, 6
+HEAD_NOUN, HEAD_VARIANT = 0.2, 0.85
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
@@ -451,10 +453,14 @@ class SearchIndex:
         return []
 
     def _near(self, item: Item) -> dict[str, float]:
-        """Near spellings of an unknown query word, as stemmed or as written (``reids``: redis)."""
+        """Near spellings of an unknown query word: as stemmed, as written (``reids``: redis) or
+        as a misspelt plural (``gropus``: group)."""
         found = self._typos(item.word, len(item.raw))
-        if item.raw != item.word and item.raw.isalpha():
-            for cand, w in self._typos(item.raw, len(item.raw)).items():
+        forms = [item.raw] if item.raw != item.word and item.raw.isalpha() else []
+        if item.raw.endswith("s") and item.raw[:-1] != item.word and item.raw.isalpha():
+            forms.append(item.raw[:-1])
+        for form in forms:
+            for cand, w in self._typos(form, len(item.raw)).items():
                 if found.get(cand, 0.0) < w:
                     found = {**found, cand: w}
         return found
@@ -779,9 +785,10 @@ class SearchIndex:
         # limit-th worst case cannot reach the top, so it is counted but not scored further.
         low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT)
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
-            * (1.0 + NAME_FRAGMENT)
+            * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
         numbered = [(t.word, _plural(t) or t.word == listed) for t in terms if t.raw]
+        head = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
         for score, doc, coverage in base:
@@ -791,6 +798,8 @@ class SearchIndex:
             final = score * (1.0 + COVERAGE_BONUS * coverage)
             if fragments and any(f in info.compact for f in fragments):
                 final *= 1.0 + NAME_FRAGMENT
+            if head and head & info.name_words:
+                final *= 1.0 + HEAD_NOUN
             agree = sum((1 if plural == info.number[word] else -1)
                         for word, plural in numbered if word in info.number)
             if agree:
@@ -807,6 +816,30 @@ class SearchIndex:
         best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
         top = [SearchHit(name, round(score, 4)) for score, name in best]
         return SearchOutcome(top, len(base))
+
+    def _head_words(self, query: str, terms: list[_Term]) -> frozenset[str]:
+        """The words that name the query's head noun, when a preposition follows it
+        (``messages in a chat``: messages, not chat; ``tables of a schema``: tables).
+
+        The head is the last noun before the first preposition; words of the same meaning
+        (not loose relatives) name it too.
+        """
+        tokens = [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+        cut = next((i for i, t in enumerate(tokens) if t in PREPOSITIONS), None)
+        if not cut:
+            return frozenset()
+        for tok in reversed(tokens[:cut]):
+            if len(tok) < 2 or tok in STOPWORDS:
+                continue
+            word = _LEXICON.normalize(tok)
+            if word in _LEXICON.actions or word in self._server_vocab:
+                continue
+            term = next((t for t in terms if t.word == word and t.weight == 1.0), None)
+            if term is None:
+                return frozenset()
+            return frozenset({word, *term.spellings}.union(
+                w for w, vw in term.variants.items() if vw >= HEAD_VARIANT and w not in term.loose))
+        return frozenset()
 
     @staticmethod
     def _listed_noun(terms: list[_Term]) -> str | None:

@@ -724,6 +724,11 @@ NEGATIONS = frozenset((
     "arent", "no", "except", "excluding", "nor",
 ))
 NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever", "be", "being"))
+# Prepositions after which a query qualifies its head noun (``messages in a chat``).
+PREPOSITIONS = frozenset((
+    "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
+    "under", "over", "between", "into", "per",
+))
 # Words after which a verb in a question describes its subject (``did we ship``).
 SUBJECTS = frozenset((
     "i", "we", "you", "they", "he", "she", "it", "is", "are", "was", "were", "to",
