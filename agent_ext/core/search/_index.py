@@ -50,6 +50,7 @@ QUALIFIER_TERM = 0.5
 RELATED_SCALE = 1.0
 NEIGHBOUR_SCALE, NEIGHBOUR_MIN = 0.5, 0.55
 TYPO_1, TYPO_2 = 0.7, 0.5
+REAL_WORD_TYPO = 0.5
 TYPO_KNOWN, TYPO_KNOWN_RATIO, TYPO_KNOWN_LEN = 0.7, 3.0, 5
 MAX_TYPO_CANDIDATES = 6
 SHORT_STEM = 3
@@ -654,6 +655,9 @@ class SearchIndex:
         spellings: set[str] = set()
         if self._unknown(item.word):
             near = self._near(item)
+            if shipped_neighbours().of(item.word):
+                # An everyday English word the tools do not use is seldom a typo of one.
+                near = {w: vw * REAL_WORD_TYPO for w, vw in near.items()}
             spellings.update(w for w, vw in near.items() if vw >= TYPO_1)
             for cand, w in self._abbreviations(item.word).items():
                 spellings.add(cand)
