@@ -483,3 +483,93 @@ def test_show_with_a_plural_object_is_a_listing() -> None:
     ])
     assert names(index, "show tickets")[0] == "mcp__t__list_tickets"
     assert names(index, "show a ticket")[0] == "mcp__t__fetch_ticket"
+
+
+# -- rules added for unseen servers: word neighbours, thesaurus, intent ----------------------
+
+
+@pytest.fixture
+def services() -> SearchIndex:
+    return SearchIndex([
+        mcp("weather", "get_forecast", "Forecast for the coming days at a location."),
+        mcp("weather", "get_alerts", "Active severe weather warnings for a region."),
+        mcp("shop", "create_refund", "Refund a charge, fully or in part."),
+        mcp("shop", "list_charges", "List charges on the account."),
+        mcp("cms", "publish_entry", "Make an entry visible on the delivery API."),
+        mcp("cms", "unpublish_entry", "Unpublish an entry, keeping it as a draft."),
+        mcp("cms", "delete_entry", "Delete an entry for good."),
+        mcp("cms", "archive_entry", "Archive an entry."),
+        mcp("auth0", "auth0_get_action", "Get an action."),
+        mcp("auth0", "auth0_get_resource_server", "Get an API (resource server)."),
+        mcp("chat", "get_messages", "Messages of a chat."),
+        mcp("chat", "leave_chat", "Leave a chat or group."),
+        mcp("chat", "get_chats", "Chats the account is in."),
+        mcp("okta", "list_groups", "List groups."),
+        mcp("okta", "get_user", "Get a user."),
+        mcp("tracker", "create_ticket", "Create a ticket."),
+        mcp("tracker", "get_tickets", "List tickets matching a filter."),
+        mcp("tracker", "get_ticket", "One ticket by id."),
+        mcp("tracker", "create_checklist_item", "Add an item to a checklist."),
+        mcp("tracker", "create_subtask", "Create a subtask under a task."),
+        mcp("tracker", "list_tasks", "Tasks assigned to you."),
+    ])
+
+
+def test_an_everyday_word_reaches_a_tool_through_the_shipped_neighbours(
+        services: SearchIndex) -> None:
+    # neither the vocabulary nor the thesaurus knows "meteorological"; the table puts it next
+    # to "weather", which the weather tools use
+    assert {n.split("__")[1] for n in names(services, "meteorological data", 2)} == {"weather"}
+    assert names(SearchIndex([mcp("w", "get_rain_radar", "Radar.")]), "downpour")
+
+
+def test_neighbours_do_not_satisfy_a_required_term() -> None:
+    index = SearchIndex([mcp("weather", "get_rain_radar", "Radar images."),
+                         mcp("maps", "get_radar_sites", "Radar stations.")])
+    # downpour's neighbours include rain: enough to rank, not to count as the word itself
+    assert names(index, "downpour radar", 1) == ["mcp__weather__get_rain_radar"]
+    assert names(index, "+downpour radar") == []
+
+
+def test_thesaurus_phrases_fold_into_their_word(services: SearchIndex) -> None:
+    assert names(services, "give the customer their money back", 1) == ["mcp__shop__create_refund"]
+    assert names(services, "make the entry go live", 1) == ["mcp__cms__publish_entry"]
+    assert names(services, "take offline an entry", 1) == ["mcp__cms__unpublish_entry"]
+
+
+def test_a_loose_thesaurus_phrase_adds_a_word_and_keeps_its_own(services: SearchIndex) -> None:
+    # "checklist item" hints subtask, but the name that spells it stays first
+    assert names(services, "checklist items", 1) == ["mcp__tracker__create_checklist_item"]
+    assert "mcp__tracker__list_tasks" in names(services, "what is on my plate", 3)
+
+
+def test_negated_words_leave_the_query(services: SearchIndex) -> None:
+    top = names(services, "hide an entry without deleting it", 3)
+    assert "mcp__cms__delete_entry" not in top[:1]
+    assert names(services, "entries, not deleted ones") != names(services, "deleted entries")
+
+
+def test_an_identifier_fragment_points_at_the_name_that_contains_it(
+        services: SearchIndex) -> None:
+    assert names(services, "auth0_get_res", 1) == ["mcp__auth0__auth0_get_resource_server"]
+    assert names(services, "auth0_get_act", 1) == ["mcp__auth0__auth0_get_action"]
+
+
+def test_a_misspelt_plural_finds_its_word(services: SearchIndex) -> None:
+    assert names(services, "okta gropus", 1) == ["mcp__okta__list_groups"]
+
+
+def test_the_head_noun_before_a_preposition_wins(services: SearchIndex) -> None:
+    assert names(services, "messages in a chat", 1) == ["mcp__chat__get_messages"]
+    assert names(services, "chats of the account", 1) == ["mcp__chat__get_chats"]
+
+
+def test_a_closing_list_asks_for_many(services: SearchIndex) -> None:
+    assert names(services, "ticket list", 1) == ["mcp__tracker__get_tickets"]
+    assert names(services, "ticket", 1) != ["mcp__tracker__create_ticket"]
+
+
+def test_an_english_word_is_not_split_into_two(services: SearchIndex) -> None:
+    # "forgot" is a word, not "for" + "got" (get)
+    terms = {t.word for t in services._terms("user forgot password")}
+    assert "get" not in terms
