@@ -573,3 +573,33 @@ def test_an_english_word_is_not_split_into_two(services: SearchIndex) -> None:
     # "forgot" is a word, not "for" + "got" (get)
     terms = {t.word for t in services._terms("user forgot password")}
     assert "get" not in terms
+
+
+def test_the_shipped_neighbour_table_loads_and_is_ordered() -> None:
+    from agent_ext.core.search._neighbours import Neighbours, shipped_neighbours
+
+    table = shipped_neighbours()
+    assert len(table) > 20_000
+    near = table.of("weather")
+    assert near and all(0.5 <= sim <= 1.0 for _, sim in near)
+    assert [sim for _, sim in near] == sorted((sim for _, sim in near), reverse=True)
+    assert table.of("no-such-word") == ()
+    assert len(Neighbours({})) == 0
+
+
+def test_every_thesaurus_line_is_read() -> None:
+    from importlib import resources
+
+    from agent_ext.core.search._lexicon import Lexicon
+
+    text = resources.files("agent_ext.core.search").joinpath("thesaurus.txt").read_text()
+    entries = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert len(entries) > 300
+    for line in entries:
+        kind, target, alts = line[0], line[2:].partition(" | ")[0], line.partition(" | ")[2]
+        assert kind in "=~" and target.isalpha() and alts, line
+    lex = Lexicon.build()
+    assert lex.query_phrases[("money", "back")] == lex.normalize("refund")
+    assert lex.hint_phrases[("on", "my", "plat")] == lex.normalize("task")
+    # a thesaurus phrase never folds a tool name
+    assert ("money", "back") not in lex.phrases
