@@ -63,6 +63,7 @@ EQUIVALENTS = (
     "logout log_out sign_out signout",
     "signup sign_up",
     "setup set_up",
+    "write write_down jot_down note_down",
     "checkout check_out",
     "filesystem file_system fs",
     "screenshot screen_shot screengrab screencap",
@@ -261,6 +262,8 @@ RELATED = (
     (0.6, "click button link"),
     (0.7, "type fill enter input write"),
     (0.6, "type keyboard keypress key"),
+    (0.6, "type kind variety"),
+    (0.7, "all anything everything"),
     (0.9, "hover mouseover"),
     (0.7, "drag drop"),
     (0.7, "scroll wheel"),
@@ -668,6 +671,7 @@ POINTERS = (
 # objects, qualifiers or other verbs.
 ACTION_FAMILIES = {
     "create": "create make new add generate insert init initialize register compose draft build "
+              "setup "
               "write open post",
     "read": "get fetch read show view retrieve display obtain load describe detail inspect see "
             "check lookup info open",
