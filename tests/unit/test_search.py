@@ -603,3 +603,19 @@ def test_every_thesaurus_line_is_read() -> None:
     assert lex.hint_phrases[("on", "my", "plat")] == lex.normalize("task")
     # a thesaurus phrase never folds a tool name
     assert ("money", "back") not in lex.phrases
+
+
+def test_initials_reach_adjacent_name_words_and_glued_servers() -> None:
+    index = SearchIndex([
+        mcp("posthog", "feature-flag-get-all", "All feature flags."),
+        mcp("posthog", "list-errors", "Errors."),
+        mcp("books", "get_profit_and_loss", "Profit and loss report."),
+        mcp("books", "get_balance_sheet", "Balance sheet report."),
+        mcp("homeassistant", "get_entities", "Entities."),
+        mcp("github", "get_me", "The signed-in user."),
+    ])
+    assert names(index, "ff list", 1) == ["mcp__posthog__feature-flag-get-all"]
+    assert names(index, "P&L report", 1) == ["mcp__books__get_profit_and_loss"]
+    assert names(index, "ha entities", 1) == ["mcp__homeassistant__get_entities"]
+    # a word the index knows is never read as initials
+    assert "#ge" not in {v for t in index._terms("get") for v in t.variants}

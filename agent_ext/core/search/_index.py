@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -253,6 +254,10 @@ def _fragments(query: str) -> list[str]:
     return found
 
 
+# Two letters joined by ``&`` or ``/`` are initials (``P&L``, ``a/b``).
+_INITIALS = re.compile(r"\b([A-Za-z])[&/]([A-Za-z])\b")
+
+
 def _drop_negated(query: str) -> str:
     """The query without the words it says it does not want (``archive it without deleting
     it``, ``so they can no longer log in``): a negation word and the content word after it."""
@@ -395,6 +400,8 @@ class SearchIndex:
                                    ("rest", DESC), ("param", PARAM)):
             for item in fields[field_name]:
                 put(item.word, weight)
+        for key, weight in self._initialisms(fields["tool"], servers, vocab).items():
+            put(key, weight)
         for word, weight in weights.items():
             self._postings[word].append((i, weight, word in core or word in parts))
         name_words = {w for w, fw in weights.items() if fw >= NAME_SOFT} | servers
@@ -407,6 +414,25 @@ class SearchIndex:
                                    frozenset(name_words), len(core) or 1, frozenset(servers),
                                    action,
                                    frozenset().union(*actions), number))
+
+    def _initialisms(self, name: list[Item], servers: set[str], vocab: set[str]
+                     ) -> dict[str, float]:
+        """Initials of two or three adjacent name words (``feature_flag``: ff, ``profit_and_loss``:
+        pl) and of a glued server name's parts (``homeassistant``: ha), as index keys ``#ff``.
+
+        They live apart from words, so a query reaches them only with an unknown short token.
+        """
+        words = [it.raw for it in name
+                 if not it.soft and it.raw not in NAME_FILLERS and it.word not in servers]
+        found: dict[str, float] = {}
+        for size in (2, 3):
+            for start in range(len(words) - size + 1):
+                found["#" + "".join(w[0] for w in words[start:start + size])] = NAME_PART
+        for server in servers:
+            glued = self._compound_parts(server, vocab)
+            if len(glued) == 2:
+                found.setdefault("#" + glued[0][0] + glued[1][0], SERVER)
+        return found
 
     @staticmethod
     def _common_server_words(parsed: list[_Parsed]) -> frozenset[str]:
@@ -663,6 +689,9 @@ class SearchIndex:
                 spellings.add(cand)
                 if near.get(cand, 0.0) < w:
                     near[cand] = w
+            initials = "#" + item.raw
+            if 2 <= len(item.raw) <= 3 and item.raw.isalpha() and initials in self._postings:
+                near[initials] = ABBREV_PREFIX
             variants.update(near)
             sources.extend(near.items())
         elif len(item.raw) >= TYPO_KNOWN_LEN and not item.soft:
@@ -746,7 +775,7 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
-        query = _drop_negated(query)
+        query = _INITIALS.sub(r"\1\2", _drop_negated(query))
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)

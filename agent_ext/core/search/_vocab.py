@@ -661,8 +661,8 @@ PARTICLES = frozenset(("out", "off", "up", "down", "back", "away"))
 # Words that point one way only: a question word asks for any of its targets, which are not
 # thereby related to each other.
 POINTERS = (
-    (0.5, "who", "user member person people participant contact attendee whoami invitee "
-                 "registrant subscriber follower collaborator assignee"),
+    (0.5, "who", ("user member person people participant contact attendee whoami invitee "
+                  "registrant subscriber follower collaborator assignee")),
     (0.5, "when", "date time schedule"),
     (0.5, "where", "location place address"),
 )
