@@ -29,6 +29,7 @@ from ._vocab import (
     ADJECTIVE_VERBS,
     ASPECT_PLURALS,
     HOW_TO,
+    LISTING_NOUNS,
     LOOK_FAMILIES,
     MANY_FAMILIES,
     NEGATION_FILLERS,
@@ -876,10 +877,10 @@ class SearchIndex:
 
     @staticmethod
     def _listed_noun(terms: list[_Term]) -> str | None:
-        """The noun before a closing ``list`` (``ticket list``, ``dag run list``), which asks for
-        many of that noun, or None."""
+        """The noun before a closing ``list`` or ``history`` (``ticket list``, ``payroll
+        history``), which asks for many of that noun, or None."""
         full = [t for t in terms if t.weight == 1.0 and t.raw]
-        if len(full) >= 2 and full[-1].word == _LIST and full[-1].raw == "list":
+        if len(full) >= 2 and full[-1].raw in LISTING_NOUNS:
             return full[-2].word
         return None
 

@@ -446,6 +446,7 @@ RELATED = (
     (0.85, "renew renewal"),
     (0.85, "authorize authorization"),
     (0.85, "submit submission"),
+    (0.6, "response submission answer"),
     (0.85, "suspend suspension"),
     (0.85, "extend extension"),
     (0.85, "resolve resolution"),
@@ -729,6 +730,8 @@ NEGATIONS = frozenset((
     "arent", "no", "except", "excluding", "nor",
 ))
 NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever", "be", "being"))
+# Nouns that, closing a query, ask for many of the noun before them (``payroll history``).
+LISTING_NOUNS = frozenset(("list", "history"))
 # Prepositions after which a query qualifies its head noun (``messages in a chat``).
 PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
