@@ -619,3 +619,20 @@ def test_initials_reach_adjacent_name_words_and_glued_servers() -> None:
     assert names(index, "ha entities", 1) == ["mcp__homeassistant__get_entities"]
     # a word the index knows is never read as initials
     assert "#ge" not in {v for t in index._terms("get") for v in t.variants}
+
+
+def test_undoing_and_misspelt_verbs() -> None:
+    index = SearchIndex([
+        mcp("x", "follow_user", "Follow an account."),
+        mcp("x", "unfollow_user", "Stop following an account."),
+        mcp("x", "like_post", "Like a post."),
+        mcp("x", "unlike_post", "Remove a like."),
+        mcp("notes", "get_note", "Read a note."),
+        mcp("notes", "append_content", "Append text to a note."),
+    ])
+    assert names(index, "stop following an account", 1) == ["mcp__x__unfollow_user"]
+    assert names(index, "take back my like on a post", 1) == ["mcp__x__unlike_post"]
+    assert names(index, "follow an account", 1) == ["mcp__x__follow_user"]
+    # a misspelt verb is still the query's verb, not a reason to prefer reading tools
+    assert names(index, "apend to note", 1) == ["mcp__notes__append_content"]
+    assert index._query_actions("apend to note") is not None

@@ -40,6 +40,7 @@ from ._vocab import (
     QUESTION_STARTS,
     READ_FAMILIES,
     SUBJECTS,
+    UNDO_CUES,
 )
 
 # Field weights: how much a match in each part of a tool counts.
@@ -71,6 +72,7 @@ ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 NAME_FRAGMENT, FRAGMENT_MIN = 0.5, 6
 HEAD_NOUN, HEAD_VARIANT = 0.2, 0.85
+UNDONE_WORD = 0.5
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
@@ -583,7 +585,18 @@ class SearchIndex:
                 old = terms.get(item.word)
                 if old is None or old.weight < term.weight:
                     terms[item.word] = term
+        if UNDO_CUES.intersection(t.lower() for t in tokens) or "take back" in query.lower():
+            self._undo(terms.values())
         return list(terms.values())
+
+    def _undo(self, terms: Iterable[_Term]) -> None:
+        """In a query that undoes something (``stop following``, ``take back my like``), a word
+        whose ``un`` form a tool names means that form."""
+        for term in terms:
+            undone = "un" + term.word
+            if undone in self._name_vocab:
+                term.variants[undone] = 1.0
+                term.variants[term.word] = UNDONE_WORD
 
     def _mend_phrases(self, words: list[str]) -> list[str]:
         """Misspelt words put right where the right spelling completes a phrase (``merge reqest``).
@@ -944,6 +957,13 @@ class SearchIndex:
                 again = self._again(word)
                 if again:
                     return _LEXICON.actions[again] | {"update"}
+                # A misspelt verb (``apend``, ``aprove``) is still the verb.
+                near = self._typos(word, len(tok)) if not shipped_neighbours().of(word) else {}
+                verb = next((w for w in sorted(near, key=lambda w: -near[w])
+                             if w in _LEXICON.actions), None)
+                if verb is not None and near[verb] >= TYPO_1:
+                    families = _LEXICON.actions[verb]
+                    word = verb
             if families is None:
                 if content == 1 and i + 1 < len(tokens) and tokens[i + 1] in NOUN_VERB_CUES \
                         and not _is_plural(tok, word) and not tok.endswith("ed"):

@@ -238,7 +238,7 @@ RELATED = (
     (0.55, "search filter match scan"),
     (0.8, "update edit modify change patch alter"),
     (0.55, "update set write put rename replace configure adjust"),
-    (0.85, "delete remove destroy erase drop purge trash discard"),
+    (0.85, "delete remove destroy erase drop purge trash discard wipe"),
     (0.7, "cancel clear delete remove stop"),
     (0.8, "stop cancel abort halt kill terminate end interrupt"),
     (0.6, "stop pause"),
@@ -732,6 +732,8 @@ NEGATIONS = frozenset((
 NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever", "be", "being"))
 # Nouns that, closing a query, ask for many of the noun before them (``payroll history``).
 LISTING_NOUNS = frozenset(("list", "history"))
+# Words that say the query undoes something (``stop following``, ``withdraw my vote``).
+UNDO_CUES = frozenset(("stop", "undo", "withdraw", "revoke", "retract", "reverse", "rescind"))
 # Prepositions after which a query qualifies its head noun (``messages in a chat``).
 PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
