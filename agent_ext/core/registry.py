@@ -404,7 +404,11 @@ class Registry:
         return self._backend is SearchIndex
 
     def search(self, query: str, limit: int = 5, *, everything: bool = False) -> SearchOutcome:
-        """Rank tools for ``query``: deferred ones (revealed too), or all with ``everything``."""
+        """Rank tools for ``query``: deferred ones (revealed too), or all with ``everything``.
+
+        ``everything`` (the catalogue a user browses as they type) always uses the pure-Python
+        index, which answers in a millisecond; the backend serves ``tool_search``.
+        """
         return self._search_index(everything).search(query, limit)
 
     def _search_index(self, everything: bool) -> Searcher:
@@ -417,7 +421,8 @@ class Registry:
         tools = [(name, self._load(entry)) for name, entry in entries]
         with self._mutex:
             # Loading a lazy tool bumps the version; a change after this point is a real one.
-            version, backend = self._version, self._backend
+            version = self._version
+            backend: SearchBackend = SearchIndex if everything else self._backend
         index = backend([SearchDoc(name=name, description=tool.description,
                                    search_hint=tool.search_hint, server=tool.server,
                                    parameters=tool.parameters_schema())

@@ -153,3 +153,12 @@ def test_the_minilm_backend_ranks_a_paraphrase() -> None:
     reg.search_backend = search_embed.EmbeddingBackend()
     hits = [h.name for h in reg.search("will it rain in Paris tomorrow").hits]
     assert hits[0] == "mcp__weather__get_forecast"
+
+
+def test_the_catalogue_search_stays_on_the_pure_python_index() -> None:
+    reg = registry()
+    backend = Recording()
+    reg.search_backend = backend
+    hits = reg.search("weather forecast", everything=True).hits
+    assert hits[0].name == "mcp__weather__get_forecast"
+    assert backend.builds == []
