@@ -162,3 +162,26 @@ def test_the_catalogue_search_stays_on_the_pure_python_index() -> None:
     hits = reg.search("weather forecast", everything=True).hits
     assert hits[0].name == "mcp__weather__get_forecast"
     assert backend.builds == []
+
+
+async def test_an_agent_reports_an_impossible_search_choice_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.agent import Agent
+    from agent_ext.agent import events as ev
+    from agent_ext.models import ScriptedModel
+
+    monkeypatch.setenv(TOOL_SEARCH_ENV, "semantic")
+    agent = Agent(ScriptedModel(["one", "two"]), cwd=tmp_path, plugins=False, mcp=False)
+    assert agent.registry.search_is_local
+    notices: list[str] = []
+
+    def sink(event: ev.Event) -> None:
+        if isinstance(event, ev.Notice):
+            notices.append(event.text)
+
+    await agent.run("hi", on_event=sink)
+    await agent.run("again", on_event=sink)
+    await agent.aclose()
+    expected = (f"{TOOL_SEARCH_ENV}: tool search 'semantic' is not one of auto, lexical, embed; "
+                "the pure-Python search is used.")
+    assert [n for n in notices if "'semantic'" in n] == [expected]
