@@ -26,6 +26,7 @@ from agent_ext.core import Registry
 from . import procs
 from .config import EntryError, McpConfig, ServerConfig, load_mcp_config, parse_server
 from .connection import ServerConnection, State
+from .reaper import Reaper
 from .resources import McpScheme
 from .store import McpConfigError, add_server
 from .tools import McpTool, sync_tools
@@ -88,6 +89,8 @@ class McpManager:
         self._closing: set[asyncio.Task[None]] = set()
         self._tools: dict[str, dict[str, McpTool]] = {}
         self._pids: set[int] = set()
+        # Kills the servers' process groups if this process dies without running any code.
+        self._reaper = Reaper()
         self._reported: set[tuple[str, str]] = set()
         self._started = False
         self._atexit = False
@@ -127,16 +130,26 @@ class McpManager:
         conn = ServerConnection(config, connect_timeout=self.connect_timeout,
                                 max_retries=self.max_retries, backoff=self.backoff,
                                 on_tools=self._tools_changed, on_lost=self._lost,
-                                on_spawn=self._spawned, on_exit=self._pids.discard)
+                                on_spawn=self._spawned, on_exit=self._exited)
         self._conns[config.name] = conn
         self._tools.setdefault(config.name, {})
         return conn
 
     def _spawned(self, pid: int) -> None:
         self._pids.add(pid)
+        self._reaper.add(pid)
         if not self._atexit:
             atexit.register(self.kill_processes)
             self._atexit = True
+
+    @property
+    def reaper_pid(self) -> int | None:
+        """The pid of the watcher that kills the servers if this process is killed outright."""
+        return self._reaper.pid
+
+    def _exited(self, pid: int) -> None:
+        self._pids.discard(pid)
+        self._reaper.remove(pid)
 
     def _current(self, conn: ServerConnection) -> bool:
         """Whether ``conn`` is still the server's connection (stop_now() drops them unawaited)."""
@@ -320,6 +333,7 @@ class McpManager:
             for conn in conns:
                 self._drop_tools(conn.name)
             self.kill_processes()
+            self._reaper.close()
             self._started = False
             self._reported.clear()
             if self._atexit:
@@ -361,6 +375,7 @@ class McpManager:
         for pid in list(self._pids):
             with contextlib.suppress(OSError):
                 procs.kill_now(pid)
+            self._reaper.remove(pid)
         self._pids.clear()
 
 

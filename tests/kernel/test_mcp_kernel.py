@@ -37,7 +37,8 @@ def pids():
     agent = agent_ext.get_agent()
     last = [r for m in agent.messages if m.role == "tool" for r in m.tool_returns][-1]
     print(json.dumps({"server": [s.pid for s in agent.mcp.status() if s.pid],
-                      "child": int(last.content[0].text), "kernel": os.getpid()}))
+                      "child": int(last.content[0].text), "kernel": os.getpid(),
+                      "reaper": agent.mcp.reaper_pid}))
 """
 
 
@@ -133,3 +134,19 @@ def test_sigterm_to_the_kernel_leaves_no_mcp_process(
     os.kill(kernel_pid, signal.SIGTERM)
     assert gone_within([kernel_pid], 10.0) == []
     assert gone_within(tree, 5.0) == []
+
+
+def test_sigkill_to_the_kernel_leaves_no_mcp_process(
+        kernel: KernelSession, mcp_json: Path, seen: list[int]) -> None:
+    kernel.ok("%load_ext agent_ext")
+    kernel.ok(SETUP + "\nbuild()")
+    tree, kernel_pid = run_and_collect(kernel, seen, "which child?")
+    reaper = json.loads(kernel.ok("pids()").stdout)["reaper"]
+    assert reaper and alive(reaper)
+    seen.append(reaper)
+    kernel.kc.stop_channels()
+    os.kill(kernel_pid, signal.SIGKILL)
+    assert gone_within([kernel_pid], 10.0) == []
+    # No code of the kernel ran: the watcher it left behind killed the server and its child.
+    assert gone_within(tree, 5.0) == []
+    assert gone_within([reaper], 5.0) == []
