@@ -7,6 +7,7 @@ providers' environment variables (or ``%agent key``), so they never land in a co
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from traitlets import Float, Int, List, Unicode, validate
@@ -41,6 +42,18 @@ class AgentExt(Configurable):
         Unicode(), help="Tool-name patterns (shell-style, e.g. 'write_note', 'mcp__github__*') "
         "the headless policy approves; everything else that asks is rejected.").tag(config=True)
 
+    auto_classifier = Unicode(
+        "", help="The auto mode's classifier as 'module:function': called with the tool call and "
+        "its classifier input, it answers allow, deny or ask. Empty: auto mode decides as "
+        "default mode does.").tag(config=True)
+
+    @validate("auto_classifier")
+    def _check_classifier(self, proposal: dict[str, Any]) -> str:
+        spec = str(proposal["value"]).strip()
+        if spec:
+            load_classifier(spec)
+        return spec
+
     @validate("mode")
     def _check_mode(self, proposal: dict[str, Any]) -> str:
         from agent_ext.permissions.modes import mode_names, parse_mode  # noqa: PLC0415
@@ -66,3 +79,19 @@ class AgentExt(Configurable):
         if value < 1:
             raise ValueError(f"max_turns must be at least 1, not {value}")
         return value
+
+
+def load_classifier(spec: str) -> Any:
+    """The callable a ``module:function`` spec names; ValueError says what is wrong with it."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name.strip() or not attr.strip():
+        raise ValueError(f"auto_classifier {spec!r} must be written 'module:function'")
+    try:
+        found: Any = importlib.import_module(module_name.strip())
+        for part in attr.strip().split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"auto_classifier {spec!r} cannot be loaded: {exc}") from None
+    if not callable(found):
+        raise TypeError(f"auto_classifier {spec!r} is a {type(found).__name__}, not a function")
+    return found

@@ -27,6 +27,14 @@ def supports_modes(policy: Any) -> bool:
     return callable(getattr(policy, "set_mode", None))
 
 
+def set_classifier(policy: Any, classifier: Any) -> bool:
+    """Give the policy its auto-mode classifier (None removes it); False when it takes none."""
+    if not hasattr(policy, "classifier"):
+        return False
+    policy.classifier = classifier
+    return True
+
+
 def current_mode(policy: Any) -> str | None:
     """The policy's mode name, or None when it has no modes."""
     mode = getattr(policy, "mode", None)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from . import policy_adapter
-from .config import AgentExt
+from .config import AgentExt, load_classifier
 from .frontend import Frontend
 from .notebook_path import notebook_path
 from .waiting import Ticker
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .transcript import RunDisplay
 
 _closing: set[asyncio.Task[None]] = set()
+# Settings that apply to the running session agent as soon as they change.
+_LIVE = ("model", "mode", "max_turns", "system_prompt", "auto_classifier")
 
 
 class Session:
@@ -44,7 +46,7 @@ class Session:
         self._display: RunDisplay | None = None
         self._agent: Agent | None = None
         self._quiet = False
-        self.config.observe(self._changed, names=["model", "mode", "max_turns", "system_prompt"])
+        self.config.observe(self._changed, names=list(_LIVE))
         _catch_sigterm(shell)
 
     @property
@@ -93,6 +95,8 @@ class Session:
             raise UsageError(f"{exc} Choose a model with `%agent model demo` (or "
                              "`%agent model openai:gpt-4o` after `%agent key openai`).") from None
         agent.sinks.append(self.display)
+        if cfg.auto_classifier:
+            policy_adapter.set_classifier(agent.policy, load_classifier(cfg.auto_classifier))
         _add_asker(agent, self)
         _add_kernel(agent, self.shell)
         _add_notebooks(agent, self.shell, self.record)
@@ -123,6 +127,11 @@ class Session:
                             + policy_adapter.NO_RULES.format(name=type(agent.policy).__name__))
         elif change["name"] == "max_turns":
             agent.max_turns = change["new"]
+        elif change["name"] == "auto_classifier":
+            found = load_classifier(change["new"]) if change["new"] else None
+            if not policy_adapter.set_classifier(agent.policy, found):
+                self.record("[agent_ext] auto_classifier is kept in AgentExt.auto_classifier; "
+                            + policy_adapter.NO_RULES.format(name=type(agent.policy).__name__))
         else:
             agent.system_prompt_addition = change["new"]
 
@@ -163,8 +172,7 @@ class Session:
         runs on the loop after the cell: no server process outlives the unload.
         """
         self.ticker.stop()
-        self.config.unobserve(self._changed, names=["model", "mode", "max_turns",
-                                                    "system_prompt"])
+        self.config.unobserve(self._changed, names=list(_LIVE))
         _release_sigterm()
         if self.shell is not None:
             from .bridge import uninstall_bridge  # noqa: PLC0415

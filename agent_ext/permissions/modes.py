@@ -48,7 +48,8 @@ def mode_names() -> str:
 PLAN_DENIAL = ("agent_ext is in plan mode: calls that write files or run commands are refused. "
                "Present your plan to the user instead; they leave plan mode to carry it out")
 NO_CLASSIFIER = ("auto mode has no classifier configured, so agent_ext decides as in default "
-                 "mode; pass classifier= to RulePolicy to enable it")
+                 "mode; set one with %config AgentExt.auto_classifier = 'module:function' "
+                 "(or classifier= of RulePolicy in Python)")
 
 PROTECTED_DIRS = (".git", ".ssh")
 
