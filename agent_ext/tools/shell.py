@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import importlib
 import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -36,6 +35,9 @@ from agent_ext.core import (
 from ._proc import RunningProcess, spawn_async
 from .shell_jobs import ShellJobs, describe_exit
 
+if TYPE_CHECKING:
+    from agent_ext.permissions.sed import SedEdit
+
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 #: Output kept in memory per command: the first HEAD and the last TAIL characters.
@@ -47,6 +49,12 @@ EMIT_CHARS = 4_096
 LIVE_LIMIT = 16_000
 #: How long a command's background children may hold its output open after it exits.
 LINGER = 1.0
+# A `sed -i` edit is computed in the kernel (to show its diff) only when the file is this small
+# and the regex's estimated work (SedEdit.work; 1e9 is about a tenth of a second) this low;
+# otherwise it runs as the command itself, under the shell's timeout.
+SED_PREVIEW_MAX_CHARS = 4_000_000
+SED_PREVIEW_MAX_WORK = 5_000_000_000
+
 Outcome = Literal["exit", "timeout", "cancelled", "linger"]
 
 
@@ -310,8 +318,8 @@ def _start_failed(cwd: Path, exc: OSError) -> ToolResult:
 
 
 # -- sed -i as a file edit ------------------------------------------------------------------
-# Isolated here: recognising the command belongs to agent_ext.permissions.sed (imported lazily,
-# skipped while it is missing); reading, the prior-read gate and the atomic write to agent_ext.fs.
+# Isolated here: recognising the command belongs to agent_ext.permissions.sed (imported on first
+# use); reading, the prior-read gate and the atomic write to agent_ext.fs.
 
 
 @dataclass(frozen=True)
@@ -324,25 +332,25 @@ class SedPlan:
     diff: str
 
 
-def recognise_sed(command: str) -> Any | None:
-    """The ``SedEdit`` for a plain ``sed -i`` substitution, or None (or no sed module yet)."""
+def recognise_sed(command: str) -> SedEdit | None:
+    """The ``SedEdit`` for a plain ``sed -i`` substitution, or None."""
+    from agent_ext.permissions.sed import parse_sed_edit  # noqa: PLC0415
+
     try:
-        module = importlib.import_module("agent_ext.permissions.sed")
-    except ImportError:
-        return None
-    parse = getattr(module, "parse_sed_edit", None)
-    try:
-        return parse(command) if callable(parse) else None
+        return parse_sed_edit(command)
     except Exception:  # noqa: BLE001  an unrecognised command simply runs as a command
         return None
 
 
-def plan_sed(path: Path, edit: Any, proposed: str | None = None) -> SedPlan | None:
+def plan_sed(path: Path, edit: SedEdit, proposed: str | None = None) -> SedPlan | None:
     """Read the file and apply the edit in memory; None when it is not an editable text file."""
     from agent_ext.fs.textio import BinaryFileError, read_text  # noqa: PLC0415
 
     try:
         original = read_text(path)
+        if proposed is None and (len(original.text) > SED_PREVIEW_MAX_CHARS
+                                 or edit.work(original.text) > SED_PREVIEW_MAX_WORK):
+            return None
         new = str(edit.apply(original.text)) if proposed is None else proposed
     except (OSError, BinaryFileError, ValueError):
         return None

@@ -299,3 +299,33 @@ def test_redos_pattern_is_not_catastrophic() -> None:
     safe = parse_sed_edit("sed -i -E 's/a+c/x/g' f")
     assert safe is not None
     assert safe.apply("a" * 5000 + "b\n") == "a" * 5000 + "b\n"
+
+
+@pytest.mark.parametrize(("command", "unbounded"), [
+    ("sed -i 's/foo/bar/' f", 0),
+    ("sed -i 's/a\\*b/x/' f", 0),
+    ("sed -i 's/[*+]x/y/' f", 0),
+    ("sed -i 's/ *$//' f", 1),
+    ("sed -i 's/a.*b.*c/x/' f", 2),
+    ("sed -i -E 's/a{2,}b+c{1,3}/x/' f", 2),
+])
+def test_unbounded_quantifiers_are_counted(command: str, unbounded: int) -> None:
+    edit = parse_sed_edit(command)
+    assert edit is not None and edit.unbounded == unbounded
+
+
+@pytest.mark.timeout(20)
+def test_an_edit_too_costly_to_compute_runs_as_the_command(tmp_path: Path) -> None:
+    from agent_ext.tools.shell import plan_sed
+
+    # Python's backtracking would take minutes on this line (sed takes milliseconds).
+    crafted = tmp_path / "crafted.txt"
+    crafted.write_text("a" * 10_000 + "\n")
+    costly = parse_sed_edit("sed -i 's/.*a.*b/x/' crafted.txt")
+    assert costly is not None and costly.work(crafted.read_text()) >= 10**12
+    assert plan_sed(crafted, costly) is None
+    # the same file with a cheap pattern is still shown as a diff
+    cheap = parse_sed_edit("sed -i 's/aaa/b/' crafted.txt")
+    assert cheap is not None
+    plan = plan_sed(crafted, cheap)
+    assert plan is not None and plan.proposed.startswith("b")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import sys
 import time
 import tracemalloc
 from collections.abc import AsyncIterator
@@ -16,7 +15,6 @@ import pytest
 
 from agent_ext.core import ErrorCode, ExecControl, ToolContext, ToolResult
 from agent_ext.tools import BUILTINS
-from agent_ext.tools import shell as shell_mod
 from agent_ext.tools.shell import ShellInvocation, ShellTool
 from agent_ext.tools.shell_jobs import ShellJobs
 
@@ -252,29 +250,6 @@ async def test_invocation_surface(ctx: ToolContext) -> None:
 # -- sed -i as a file edit ------------------------------------------------------------------
 
 
-class FakeSedEdit:
-    """What agent_ext.permissions.sed returns: a file and a pure text transform."""
-
-    def __init__(self, file: str, old: str, new: str) -> None:
-        self.file, self.old, self.new = file, old, new
-
-    def apply(self, text: str) -> str:
-        return text.replace(self.old, self.new)
-
-
-@pytest.fixture
-def fake_sed(monkeypatch: pytest.MonkeyPatch) -> None:
-    def recognise(command: str) -> FakeSedEdit | None:
-        if not command.startswith("sed -i 's/"):
-            return None
-        expr, file = command[len("sed -i '"):].split("' ")
-        _, old, new, _ = expr.split("/")
-        return FakeSedEdit(file, old, new)
-
-    monkeypatch.setattr(shell_mod, "recognise_sed", recognise)
-
-
-@pytest.mark.usefixtures("fake_sed")
 async def test_sed_is_confirmed_and_applied_as_an_edit(ctx: ToolContext) -> None:
     target = ctx.cwd / "notes.txt"
     target.write_bytes(b"alpha beta\r\nbeta gamma\r\n")
@@ -291,7 +266,6 @@ async def test_sed_is_confirmed_and_applied_as_an_edit(ctx: ToolContext) -> None
     assert result.file_paths == [str(target)]
 
 
-@pytest.mark.usefixtures("fake_sed")
 async def test_sed_edit_needs_a_prior_read_when_the_session_tracks_reads(
         ctx: ToolContext) -> None:
     from agent_ext.fs import ReadCache
@@ -315,7 +289,6 @@ async def test_sed_edit_needs_a_prior_read_when_the_session_tracks_reads(
     assert cache.check(target) == "fresh"  # the write is recorded as the agent's own
 
 
-@pytest.mark.usefixtures("fake_sed")
 async def test_sed_edit_refuses_a_file_changed_after_confirmation(ctx: ToolContext) -> None:
     target = ctx.cwd / "a.txt"
     target.write_text("x = 1\n")
@@ -328,7 +301,6 @@ async def test_sed_edit_refuses_a_file_changed_after_confirmation(ctx: ToolConte
     assert target.read_text() == "x = 1\ny = 1\n"
 
 
-@pytest.mark.usefixtures("fake_sed")
 async def test_sed_on_a_missing_file_runs_as_a_command(ctx: ToolContext) -> None:
     built = ShellTool().build({"command": "sed -i 's/1/2/' missing.txt"}, ctx)
     assert isinstance(built, ShellInvocation)
@@ -340,7 +312,6 @@ async def test_sed_on_a_missing_file_runs_as_a_command(ctx: ToolContext) -> None
     assert isinstance(edited, ShellInvocation) and edited.command() == "echo edited command"
 
 
-@pytest.mark.usefixtures("fake_sed")
 async def test_sed_edit_takes_the_users_modification(ctx: ToolContext) -> None:
     target = ctx.cwd / "a.txt"
     target.write_text("x = 1\n")
@@ -361,11 +332,6 @@ async def test_real_sed_module_when_present(ctx: ToolContext) -> None:
     result = await run(ctx, {"command": command})
     assert not result.is_error and target.read_text() == "bar bar\n"
     assert result.file_paths == [str(target)]
-
-
-def test_module_runs_without_the_sed_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "agent_ext.permissions.sed", None)
-    assert shell_mod.recognise_sed("sed -i 's/a/b/' f") is None
 
 
 SHELL_AND_FRIENDS = ("shell", "shell_output", "shell_kill", "todo_write", "ask_user",
