@@ -29,7 +29,8 @@ class SedEdit:
 
     @property
     def unbounded(self) -> int:
-        """How many unbounded quantifiers (``*``, ``+``, ``{n,}``) the pattern has."""
+        """How many unbounded quantifiers the pattern has: ``*``, ``+``, ``{n,}``, and intervals
+        whose upper bound exceeds ``LONG_INTERVAL`` (``.{0,3000}`` backtracks like ``.*``)."""
         count, i, pattern = 0, 0, self.pattern
         while i < len(pattern):
             ch = pattern[i]
@@ -39,7 +40,9 @@ class SedEdit:
             if ch == "[":
                 i = _class_end(pattern, i)
                 continue
-            if ch in "*+" or (ch == "{" and _OPEN_INTERVAL.match(pattern, i)):
+            interval = _INTERVAL_AT.match(pattern, i) if ch == "{" else None
+            if ch in "*+" or (interval is not None and (
+                    not interval.group(1) or int(interval.group(1)) > LONG_INTERVAL)):
                 count += 1
             i += 1
         return count
@@ -104,7 +107,9 @@ class SedEdit:
         return "".join(out)
 
 
-_OPEN_INTERVAL = re.compile(r"\{\d*,\}")
+_INTERVAL_AT = re.compile(r"\{\d*,(\d*)\}")
+#: An interval with an upper bound above this counts as unbounded in ``SedEdit.unbounded``.
+LONG_INTERVAL = 16
 
 
 def _class_end(pattern: str, start: int) -> int:

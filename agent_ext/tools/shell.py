@@ -163,7 +163,7 @@ class _SedInvocation(ShellInvocation):
     """A ``sed -i`` substitution shown as a diff and applied as a file edit, not run."""
 
     def __init__(self, tool: Tool[ShellParams], params: ShellParams, ctx: ToolContext,
-                 edit: Any, proposed: str | None = None) -> None:
+                 edit: SedEdit, proposed: str | None = None) -> None:
         super().__init__(tool, params, ctx)
         self.edit = edit
         self.path = ctx.resolve(str(edit.file))
@@ -198,7 +198,7 @@ class _SedInvocation(ShellInvocation):
 
     async def execute(self, control: ExecControl) -> ToolResult:
         plan = await self.plan()
-        if plan is None:  # not an editable text file: run the command as it is
+        if plan is None:  # not an editable text file, or too costly here: run the command
             return await super().execute(control)
         return await asyncio.to_thread(apply_sed, self.ctx, plan)
 
@@ -343,7 +343,8 @@ def recognise_sed(command: str) -> SedEdit | None:
 
 
 def plan_sed(path: Path, edit: SedEdit, proposed: str | None = None) -> SedPlan | None:
-    """Read the file and apply the edit in memory; None when it is not an editable text file."""
+    """Read the file and apply the edit in memory; None when it is not an editable text file or
+    the edit would cost too much to compute in the kernel (see ``SED_PREVIEW_MAX_WORK``)."""
     from agent_ext.fs.textio import BinaryFileError, read_text  # noqa: PLC0415
 
     try:

@@ -308,6 +308,8 @@ def test_redos_pattern_is_not_catastrophic() -> None:
     ("sed -i 's/ *$//' f", 1),
     ("sed -i 's/a.*b.*c/x/' f", 2),
     ("sed -i -E 's/a{2,}b+c{1,3}/x/' f", 2),
+    ("sed -i -E 's/.{0,3000}a.{0,3000}b/x/' f", 2),
+    ("sed -i -E 's/a{1,16}b{3}/x/' f", 0),
 ])
 def test_unbounded_quantifiers_are_counted(command: str, unbounded: int) -> None:
     edit = parse_sed_edit(command)
