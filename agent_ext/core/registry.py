@@ -154,7 +154,8 @@ class Registry:
             raise ToolRegistrationError(f"cannot register tool {name!r}: " + "; ".join(problems))
 
     def _changed(self) -> None:
-        self._version += 1
+        with self._mutex:
+            self._version += 1
 
     def refresh(self) -> None:
         """Note an outside change (e.g. to ``hidden``) that alters what the model may see."""
@@ -387,6 +388,13 @@ class Registry:
 
     # -- search ---------------------------------------------------------------------------------
 
+    def _searchable(self, everything: bool) -> list[tuple[str, _Entry]]:
+        """(name, entry) of the tools a search covers: deferred ones, or all not hidden."""
+        with self._mutex:
+            names = ([n for n in self.names() if not self.hidden(n)] if everything
+                     else self.deferred())
+            return [(name, self._entries[name]) for name in names]
+
     @property
     def search_backend(self) -> SearchBackend:
         """What builds the searcher: :class:`SearchIndex` unless a backend was set."""
@@ -415,19 +423,23 @@ class Registry:
         with self._mutex:
             if not everything and self._index is not None and self._index[0] == self._version:
                 return self._index[1]
-            names = ([n for n in self.names() if not self.hidden(n)] if everything
-                     else self.deferred())
-            entries = [(name, self._entries[name]) for name in names]
-        tools = [(name, self._load(entry)) for name, entry in entries]
-        with self._mutex:
-            # Loading a lazy tool bumps the version; a change after this point is a real one.
-            version = self._version
-            backend: SearchBackend = SearchIndex if everything else self._backend
+        settled = False
+        for _ in range(3):
+            entries = self._searchable(everything)
+            tools = [(name, self._load(entry)) for name, entry in entries]
+            with self._mutex:
+                # Loading a lazy tool bumps the version, so the version is read after the loads;
+                # the names are read again to see whether a tool came or went meanwhile.
+                version = self._version
+                backend: SearchBackend = SearchIndex if everything else self._backend
+                if [name for name, _ in self._searchable(everything)] == [n for n, _ in entries]:
+                    settled = True
+                    break
         index = backend([SearchDoc(name=name, description=tool.description,
                                    search_hint=tool.search_hint, server=tool.server,
                                    parameters=tool.parameters_schema())
                          for name, tool in tools])
-        if not everything:
+        if settled and not everything:
             with self._mutex:
                 if self._version == version and self._backend is backend:
                     self._index = (version, index)

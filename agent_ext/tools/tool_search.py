@@ -28,7 +28,7 @@ from agent_ext.core import (
 )
 from agent_ext.core.errors import ToolLoadError
 from agent_ext.core.registry import Registry
-from agent_ext.core.search import SearchOutcome
+from agent_ext.core.search import SearchIndex, SearchOutcome
 
 MAX_RESULTS = 20
 
@@ -95,13 +95,32 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         if query.lower().startswith("select:"):
             return _select(registry, query[len("select:"):], self.params.max_results)
         limit = self.params.max_results
+        notes: list[str] = []
         try:
-            # A model-backed search may load its model first: it runs off the event loop.
-            outcome = (registry.search(query, limit) if registry.search_is_local
-                       else await asyncio.to_thread(registry.search, query, limit))
+            if registry.search_is_local:
+                outcome = registry.search(query, limit)
+            else:
+                outcome = await self._plugged_search(registry, query, limit, control, notes)
         except ToolLoadError as exc:
             return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
-        return _keywords(registry, query, limit, outcome)
+        return _keywords(registry, query, limit, outcome, notes)
+
+    @staticmethod
+    async def _plugged_search(registry: Registry, query: str, limit: int, control: ExecControl,
+                              notes: list[str]) -> SearchOutcome:
+        """A model-backed search, off the event loop (it may load its model first). One that
+        fails (a broken install, no memory) gives way to the pure-Python search for good."""
+        try:
+            return await asyncio.to_thread(registry.search, query, limit)
+        except ToolLoadError:
+            raise
+        except Exception as exc:  # noqa: BLE001  any failure of the plug-in falls back
+            registry.search_backend = SearchIndex
+            message = (f"The tool search backend failed ({type(exc).__name__}: {exc}); "
+                       "the pure-Python search answers from now on.")
+            control.emit(message)
+            notes.append(message)
+            return registry.search(query, limit)
 
 
 def _select(registry: Registry, spec: str, limit: int) -> ToolResult:
@@ -134,13 +153,14 @@ def _select(registry: Registry, spec: str, limit: int) -> ToolResult:
     return _reveal_and_render(registry, found, notes)
 
 
-def _keywords(registry: Registry, query: str, limit: int, outcome: SearchOutcome) -> ToolResult:
-    if not outcome.hits:
-        return ToolResult(llm_content=(
+def _keywords(registry: Registry, query: str, limit: int, outcome: SearchOutcome,
+              notes: list[str]) -> ToolResult:
+    # A tool may have gone (its server dropped) while a plugged search ran in a thread.
+    names = [hit.name for hit in outcome.hits if registry.resolve(hit.name) is not None]
+    if not names:
+        return ToolResult(llm_content="\n\n".join([*notes, (
             f"No deferred tools match {query!r}. Try broader or different keywords, or "
-            "select:<name> with a name from the deferred tool list."))
-    names = [hit.name for hit in outcome.hits]
-    notes = []
+            "select:<name> with a name from the deferred tool list.")]))
     more = outcome.total_matches - len(names)
     if more > 0:
         notes.append(f"{more} more tool(s) matched but were cut by max_results={limit}; "

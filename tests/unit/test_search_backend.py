@@ -185,3 +185,39 @@ async def test_an_agent_reports_an_impossible_search_choice_once(
     expected = (f"{TOOL_SEARCH_ENV}: tool search 'semantic' is not one of auto, lexical, embed; "
                 "the pure-Python search is used.")
     assert [n for n in notices if "'semantic'" in n] == [expected]
+
+
+def test_a_tool_registered_while_the_index_builds_is_not_left_out() -> None:
+    reg = registry()
+
+    def factory() -> Any:
+        # registering another tool while this one loads is what an MCP tools/list_changed
+        # does while a search runs in a worker thread
+        reg.register_external("slack", echo_tool("post_message", "Post a message."))
+        return echo_tool("lazy_helper", "Helps lazily.")
+
+    reg.register_lazy("lazy_helper", factory, defer=True)
+    hits = [h.name for h in reg.search("post a message").hits]
+    assert hits and hits[0] == "mcp__slack__post_message"
+
+
+class Broken:
+    """A backend whose model cannot load, as a broken torch install would fail."""
+
+    def __call__(self, docs: list[SearchDoc]) -> Broken:
+        raise OSError("libtorch_cpu.so: cannot open shared object file")
+
+    def search(self, query: str, limit: int = 5) -> SearchOutcome:
+        raise AssertionError("never built")
+
+
+async def test_a_failing_backend_gives_way_to_the_pure_python_search() -> None:
+    reg = registry()
+    reg.search_backend = Broken()
+    shown: list[str] = []
+    built = reg.get("tool_search").build({"query": "weather forecast"},
+                                         ToolContext(registry=reg))
+    result = await built.execute(ExecControl(on_output=shown.append))  # type: ignore[union-attr]
+    assert "mcp__weather__get_forecast" in result.text
+    assert "libtorch_cpu.so" in result.text and shown and "pure-Python" in shown[0]
+    assert reg.search_is_local
