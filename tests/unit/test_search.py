@@ -627,12 +627,33 @@ def test_undoing_and_misspelt_verbs() -> None:
         mcp("x", "unfollow_user", "Stop following an account."),
         mcp("x", "like_post", "Like a post."),
         mcp("x", "unlike_post", "Remove a like."),
+        mcp("x", "lock_issue", "Lock an issue."),
+        mcp("x", "unlock_issue", "Unlock an issue."),
         mcp("notes", "get_note", "Read a note."),
         mcp("notes", "append_content", "Append text to a note."),
     ])
     assert names(index, "stop following an account", 1) == ["mcp__x__unfollow_user"]
     assert names(index, "take back my like on a post", 1) == ["mcp__x__unlike_post"]
     assert names(index, "follow an account", 1) == ["mcp__x__follow_user"]
+    # a cue elsewhere in the query does not turn every word around
+    assert names(index, "lock an issue to stop spam", 1) == ["mcp__x__lock_issue"]
+    assert names(index, "take backup then like a post", 1) == ["mcp__x__like_post"]
     # a misspelt verb is still the query's verb, not a reason to prefer reading tools
     assert names(index, "apend to note", 1) == ["mcp__notes__append_content"]
     assert index._query_actions("apend to note") is not None
+
+
+def test_a_one_word_equivalent_leaves_tool_names_alone() -> None:
+    # the thesaurus says supplier = vendor; each word still finds its own tool first
+    index = SearchIndex([mcp("books", "list_vendors", "Vendors."),
+                         mcp("shop", "list_suppliers", "Suppliers.")])
+    assert names(index, "list vendors", 1) == ["mcp__books__list_vendors"]
+    assert names(index, "list suppliers", 1) == ["mcp__shop__list_suppliers"]
+    assert names(index, "supplier list", 2)[1] == "mcp__books__list_vendors"
+
+
+def test_a_typographic_apostrophe_negates_too() -> None:
+    index = SearchIndex([mcp("gh", "archive_repository", "Archive a repository."),
+                         mcp("gh", "delete_repository", "Delete a repository.")])
+    assert names(index, "archive the repo, don\u2019t delete it", 1) == [
+        "mcp__gh__archive_repository"]

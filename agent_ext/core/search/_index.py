@@ -36,6 +36,7 @@ from ._vocab import (
     NEGATIONS,
     NOUN_VERB_CUES,
     NOUN_VERB_FAMILIES,
+    POSSESSIVES,
     PREPOSITIONS,
     QUESTION_STARTS,
     READ_FAMILIES,
@@ -265,7 +266,7 @@ def _drop_negated(query: str) -> str:
     """The query without the words it says it does not want (``archive it without deleting
     it``, ``so they can no longer log in``): a negation word and the content word after it."""
     tokens = query.split()
-    low = [strip_token(t).lower().replace("'", "") for t in tokens]
+    low = [strip_token(t).lower().replace("'", "").replace("\u2019", "") for t in tokens]
     if not NEGATIONS.intersection(low):
         return query
     keep: list[str] = []
@@ -585,18 +586,29 @@ class SearchIndex:
                 old = terms.get(item.word)
                 if old is None or old.weight < term.weight:
                     terms[item.word] = term
-        if UNDO_CUES.intersection(t.lower() for t in tokens) or "take back" in query.lower():
-            self._undo(terms.values())
+        for word in self._undone_words([t.lower() for t in tokens]):
+            undone = terms.get(word)
+            if undone is not None:
+                undone.variants["un" + word] = 1.0
+                undone.variants[word] = UNDONE_WORD
         return list(terms.values())
 
-    def _undo(self, terms: Iterable[_Term]) -> None:
-        """In a query that undoes something (``stop following``, ``take back my like``), a word
-        whose ``un`` form a tool names means that form."""
-        for term in terms:
-            undone = "un" + term.word
-            if undone in self._name_vocab:
-                term.variants[undone] = 1.0
-                term.variants[term.word] = UNDONE_WORD
+    def _undone_words(self, tokens: list[str]) -> list[str]:
+        """Words a query undoes whose ``un`` form a tool names: the content word right after an
+        undo cue (``stop following``, ``take back my like``, ``withdraw my approval``)."""
+        found: list[str] = []
+        for i, tok in enumerate(tokens):
+            cue = tok in UNDO_CUES or (tok == "back" and i > 0 and tokens[i - 1] == "take")
+            if not cue:
+                continue
+            following = next((t for t in tokens[i + 1 :]
+                              if t not in STOPWORDS and t not in POSSESSIVES), None)
+            if following is None:
+                continue
+            word = _LEXICON.normalize(following)
+            if "un" + word in self._name_vocab:
+                found.append(word)
+        return found
 
     def _mend_phrases(self, words: list[str]) -> list[str]:
         """Misspelt words put right where the right spelling completes a phrase (``merge reqest``).

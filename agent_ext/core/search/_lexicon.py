@@ -32,6 +32,8 @@ HOP_SCALE, HOP_MIN = 0.8, 0.45
 FAMILY_LINK = 0.5
 # How strongly a ``~`` alternative of the thesaurus points at its target.
 THESAURUS_LINK = 0.6
+# How strongly a one-word ``=`` alternative and its target stand for each other.
+THESAURUS_SAME = 0.9
 _THESAURUS = "thesaurus.txt"
 
 
@@ -89,9 +91,9 @@ class Lexicon:
             for target in targets.split():
                 word = lex.normalize_entry(target)
                 links[word] = max(links.get(word, 0.0), weight)
-        for source, target in related:
+        for source, target, weight in related:
             links = lex.related.setdefault(source, {})
-            links[target] = max(links.get(target, 0.0), THESAURUS_LINK)
+            links[target] = max(links.get(target, 0.0), weight)
         # Verbs of one family relate at least weakly, and each verb knows its families.
         for family, line in ACTION_FAMILIES.items():
             words = [lex.normalize_entry(w) for w in line.split()]
@@ -120,15 +122,17 @@ class Lexicon:
                     if c != a and w >= HOP_MIN and mine.get(c, 0.0) < w:
                         mine[c] = w
 
-    def _read_thesaurus(self, lines: list[str]) -> list[tuple[str, str]]:
-        """Fold the thesaurus's ``=`` alternatives into their targets; return its ``~`` links
-        as (alternative, target), each phrase registered so a query folds it into one word.
+    def _read_thesaurus(self, lines: list[str]) -> list[tuple[str, str, float]]:
+        """Register the thesaurus's phrases and return its word links as (from, to, weight).
 
-        The shipped vocabulary wins: an alternative it already spells is left as it is, and a
-        thesaurus phrase never moves a particle (``set off`` does not make ``set alarm off``
-        a phrase).
+        An ``=`` phrase folds into its target in queries; an ``=`` word is linked both ways just
+        below a match of the word itself, so a tool named with either word still ranks first
+        for it (``list_vendors`` for "vendors", ``list_merchants`` for "merchants"). A ``~``
+        word points at its target; a ``~`` phrase keeps its words and adds the target. The
+        shipped vocabulary wins: an alternative it already spells is left as it is, and no
+        thesaurus phrase moves a particle (``set off`` does not make ``set alarm off`` one).
         """
-        links: list[tuple[str, str]] = []
+        links: list[tuple[str, str, float]] = []
         spoken = {stem(w) for line in _vocabulary_lines() for w in line.replace("_", " ").split()}
         for line in lines:
             kind, _, rest = line.partition(" ")
@@ -144,12 +148,16 @@ class Lexicon:
                         parts[0] in self.canon or parts[0] in self.targets
                         or parts[0] in spoken)):
                     if kind == "~" and len(parts) == 1:
-                        links.append((self.normalize_entry(entry), target))
+                        links.append((self.normalize_entry(entry), target, THESAURUS_LINK))
                     continue
-                if kind == "=":
+                if len(parts) == 1:
+                    word = self._entry(entry, None)
+                    if kind == "=":
+                        links += [(word, target, THESAURUS_SAME), (target, word, THESAURUS_SAME)]
+                    else:
+                        links.append((word, target, THESAURUS_LINK))
+                elif kind == "=":
                     self._entry(entry, target, query_only=True)
-                elif len(parts) == 1:
-                    links.append((self._entry(entry, None), target))
                 else:
                     self.hint_phrases.setdefault(parts, target)
                     self.hint_starts.add(parts[0])

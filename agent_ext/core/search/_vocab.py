@@ -734,6 +734,8 @@ NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever"
 LISTING_NOUNS = frozenset(("list", "history"))
 # Words that say the query undoes something (``stop following``, ``withdraw my vote``).
 UNDO_CUES = frozenset(("stop", "undo", "withdraw", "revoke", "retract", "reverse", "rescind"))
+# Words between an undo cue and what it undoes (``take back my like``).
+POSSESSIVES = frozenset(("your", "our", "their", "his", "her", "its", "all"))
 # Prepositions after which a query qualifies its head noun (``messages in a chat``).
 PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
