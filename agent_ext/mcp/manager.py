@@ -375,7 +375,6 @@ class McpManager:
         for pid in list(self._pids):
             with contextlib.suppress(OSError):
                 procs.kill_now(pid)
-            self._reaper.remove(pid)
         self._pids.clear()
 
 

@@ -17,14 +17,22 @@ pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX process 
               pytest.mark.timeout(60)]
 
 OWNER = """
-import sys, time
+import os, sys, time
 from agent_ext.mcp.reaper import Reaper
 reaper = Reaper()
 for arg in sys.argv[1:]:
     (reaper.remove if arg.startswith("-") else reaper.add)(abs(int(arg)))
-if "--close" in sys.stdin.readline():
+started = reaper.pid
+command = sys.stdin.readline()
+if "--close" in command:
     reaper.close()
-print(reaper.pid, flush=True)
+forked = 0
+if "--fork" in command:
+    forked = os.fork()
+    if forked == 0:
+        time.sleep(30)
+        os._exit(0)
+print(started, reaper.pid, forked, flush=True)
 time.sleep(60)
 """
 
@@ -36,14 +44,18 @@ def group() -> subprocess.Popen[bytes]:
         "'import time; time.sleep(60)']); time.sleep(60)")], start_new_session=True)
 
 
-def owner(*args: str, close: bool = False) -> tuple[subprocess.Popen[str], int | None]:
+def owner(*args: str, command: str = "stay") -> tuple[subprocess.Popen[str], int | None, int]:
+    """A process that watches the groups in ``args`` (``-N`` stops watching N) with a Reaper,
+    then does ``command`` (``--close``, ``--fork``); it, the watcher's pid after the command
+    (None once closed) and a forked pid."""
     proc = subprocess.Popen([sys.executable, "-c", OWNER, *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("--close\n" if close else "stay\n")
+    proc.stdin.write(command + "\n")
     proc.stdin.flush()
-    line = proc.stdout.readline().strip()
-    return proc, None if line == "None" else int(line)
+    started, watcher, forked = proc.stdout.readline().split()
+    assert started != "None", "adding a group starts the watcher"
+    return proc, None if watcher == "None" else int(watcher), int(forked)
 
 
 def kill(proc: subprocess.Popen[str]) -> None:
@@ -68,7 +80,7 @@ def test_groups_die_when_their_owner_is_killed_outright() -> None:
     kept, dropped = group(), group()
     try:
         time.sleep(0.3)  # let each group start its child
-        proc, watcher = owner(str(kept.pid), str(dropped.pid), f"-{dropped.pid}")
+        proc, watcher, _ = owner(str(kept.pid), str(dropped.pid), f"-{dropped.pid}")
         assert watcher is not None and alive(watcher)
         kill(proc)
         assert gone(lambda: group_alive(kept.pid)), "the watched group outlived its owner"
@@ -84,11 +96,32 @@ def test_groups_die_when_their_owner_is_killed_outright() -> None:
 def test_a_closed_reaper_kills_nothing() -> None:
     watched = group()
     try:
-        proc, watcher = owner(str(watched.pid), close=True)
+        proc, watcher, _ = owner(str(watched.pid), command="--close")
         assert watcher is None
         kill(proc)
         time.sleep(1.0)
         assert group_alive(watched.pid)
     finally:
-        os.killpg(watched.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(watched.pid, signal.SIGKILL)
+        watched.wait()
+
+
+def test_a_forked_child_does_not_keep_the_watcher_waiting() -> None:
+    watched = group()
+    forked = 0
+    try:
+        proc, watcher, forked = owner(str(watched.pid), command="--fork")
+        assert watcher is not None and forked > 0 and alive(forked)
+        kill(proc)
+        # the fork still runs, holding what it inherited, yet the group dies
+        assert gone(lambda: group_alive(watched.pid)), "the forked child kept the pipe open"
+        assert alive(forked)
+    finally:
+        for pid in (forked,):
+            if pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(watched.pid, signal.SIGKILL)
         watched.wait()
