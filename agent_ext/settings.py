@@ -21,6 +21,8 @@ SETTINGS_NAME = "settings.json"
 LOCAL_SETTINGS_NAME = "settings.local.json"
 CONFIG_DIR_ENV = "AGENT_EXT_CONFIG_DIR"
 RULE_KINDS = ("allow", "deny", "ask")
+#: The values of ``"toolSearch"`` (any case).
+TOOL_SEARCHES = ("auto", "lexical", "embed")
 
 Scope = Literal["project local", "project", "user"]
 T = TypeVar("T")
@@ -212,7 +214,7 @@ def _check(file: SettingsFile) -> list[str]:
     if "model" in data and not (isinstance(data["model"], str) and data["model"].strip()):
         problem('"model"', file.key_offset("model"),
                 'must be a model name such as "openai:gpt-4o"')
-    if "toolSearch" in data and data["toolSearch"] not in ("auto", "lexical", "embed"):
+    if "toolSearch" in data and str(data["toolSearch"]).strip().lower() not in TOOL_SEARCHES:
         problem('"toolSearch"', file.key_offset("toolSearch"),
                 'must be "auto", "lexical" or "embed"')
     if "mcpServers" in data and not isinstance(data["mcpServers"], dict):

@@ -33,7 +33,7 @@ from agent_ext.models import (
 from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
-from agent_ext.settings import load_settings
+from agent_ext.settings import TOOL_SEARCHES, load_settings
 from agent_ext.tools import register_builtins
 from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
@@ -466,9 +466,11 @@ def choose_tool_search(registry: Registry, cwd: Path,
     if not choice:
         found = load_settings(cwd, environ=env).first("toolSearch", str)
         choice, where = (found[0].strip().lower(), str(found[1].path)) if found else ("auto", "")
-    if choice not in ("auto", "lexical", "embed"):
-        return (f"{where}: tool search {choice!r} is not one of auto, lexical, embed; "
-                "the pure-Python search is used.")
+    if choice not in TOOL_SEARCHES:
+        # A settings file's bad value is among the settings problems the policy reports.
+        return None if where != TOOL_SEARCH_ENV else (
+            f"{where}: tool search {choice!r} is not one of {', '.join(TOOL_SEARCHES)}; "
+            "the pure-Python search is used.")
     if choice == "lexical":
         return None
     from agent_ext.core import search_embed  # noqa: PLC0415  (the optional extra's module)
@@ -477,8 +479,9 @@ def choose_tool_search(registry: Registry, cwd: Path,
         registry.search_backend = search_embed.EmbeddingBackend()
         return None
     if choice == "embed":
-        return (f"{where}: tool search 'embed' needs the embed extra "
-                "(pip install 'agent-ext[embed]'); the pure-Python search is used.")
+        return (f"{where}: tool search 'embed' needs the embed extra: run "
+                "%pip install 'agent-ext[embed]' and restart the kernel. Until then the "
+                "pure-Python search is used.")
     return None
 
 

@@ -62,7 +62,8 @@ class Registry:
         self._disabled: set[str] = set()
         self._revealed: set[str] = set()
         self._version = 0
-        self._index: tuple[int, Searcher] | None = None
+        # The search indexes, by whether they cover every tool, with the version they are of.
+        self._indexes: dict[bool, tuple[int, Searcher]] = {}
         self._backend: SearchBackend = SearchIndex
         self._mutex = threading.RLock()
         #: Tools a permission policy keeps out of the model's view (a bare-name deny rule).
@@ -404,7 +405,7 @@ class Registry:
     def search_backend(self, backend: SearchBackend) -> None:
         with self._mutex:
             self._backend = backend
-            self._index = None
+            self._indexes.pop(False, None)
 
     @property
     def search_is_local(self) -> bool:
@@ -415,14 +416,16 @@ class Registry:
         """Rank tools for ``query``: deferred ones (revealed too), or all with ``everything``.
 
         ``everything`` (the catalogue a user browses as they type) always uses the pure-Python
-        index, which answers in a millisecond; the backend serves ``tool_search``.
+        index, kept until the tools change, so each keystroke is answered in about a
+        millisecond; the backend serves ``tool_search``.
         """
         return self._search_index(everything).search(query, limit)
 
     def _search_index(self, everything: bool) -> Searcher:
         with self._mutex:
-            if not everything and self._index is not None and self._index[0] == self._version:
-                return self._index[1]
+            cached = self._indexes.get(everything)
+            if cached is not None and cached[0] == self._version:
+                return cached[1]
         settled = False
         for _ in range(3):
             entries = self._searchable(everything)
@@ -439,10 +442,10 @@ class Registry:
                                    search_hint=tool.search_hint, server=tool.server,
                                    parameters=tool.parameters_schema())
                          for name, tool in tools])
-        if settled and not everything:
+        if settled:
             with self._mutex:
-                if self._version == version and self._backend is backend:
-                    self._index = (version, index)
+                if self._version == version and (everything or self._backend is backend):
+                    self._indexes[everything] = (version, index)
         return index
 
 

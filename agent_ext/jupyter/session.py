@@ -95,8 +95,8 @@ class Session:
             raise UsageError(f"{exc} Choose a model with `%agent model demo` (or "
                              "`%agent model openai:gpt-4o` after `%agent key openai`).") from None
         agent.sinks.append(self.display)
-        if cfg.auto_classifier:
-            policy_adapter.set_classifier(agent.policy, load_classifier(cfg.auto_classifier))
+        if cfg.auto_classifier and "policy" not in overrides:
+            self._give_classifier(agent, cfg.auto_classifier)
         _add_asker(agent, self)
         _add_kernel(agent, self.shell)
         _add_notebooks(agent, self.shell, self.record)
@@ -128,12 +128,21 @@ class Session:
         elif change["name"] == "max_turns":
             agent.max_turns = change["new"]
         elif change["name"] == "auto_classifier":
-            found = load_classifier(change["new"]) if change["new"] else None
-            if not policy_adapter.set_classifier(agent.policy, found):
-                self.record("[agent_ext] auto_classifier is kept in AgentExt.auto_classifier; "
-                            + policy_adapter.NO_RULES.format(name=type(agent.policy).__name__))
+            self._give_classifier(agent, change["new"])
         else:
             agent.system_prompt_addition = change["new"]
+
+    def _give_classifier(self, agent: Agent, spec: str) -> None:
+        """Set (or with ``""`` remove) the auto-mode classifier of the agent's policy."""
+        try:
+            found = load_classifier(spec) if spec else None
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"{exc}; fix it with %config AgentExt.auto_classifier = "
+                             "'module:function'") from None
+        if not policy_adapter.set_classifier(agent.policy, found):
+            self.record(f"[agent_ext] this agent's permission policy "
+                        f"({type(agent.policy).__name__}) takes no auto-mode classifier; "
+                        "AgentExt.auto_classifier applies to the rule-based policy (RulePolicy).")
 
     def mode(self) -> str:
         """The permission mode in force: the policy's, else the configured one."""

@@ -13,6 +13,7 @@ import pytest
 from agent_ext.agent.agent import TOOL_SEARCH_ENV, choose_tool_search
 from agent_ext.core import ExecControl, Registry, ToolContext, search_embed
 from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
+from agent_ext.settings import load_settings
 from agent_ext.tools import register_builtins
 
 from .helpers import echo_tool
@@ -87,9 +88,14 @@ def test_an_unknown_choice_is_reported_and_falls_back(tmp_path: Path) -> None:
     notice = choose_tool_search(reg, tmp_path, {TOOL_SEARCH_ENV: "vectors"})
     assert notice and "'vectors'" in notice and "auto, lexical, embed" in notice
     assert reg.search_is_local
+    # a settings file's bad value is reported once, among the settings problems
     write_settings(tmp_path, "fuzzy")
-    notice = choose_tool_search(reg, tmp_path, {"AGENT_EXT_CONFIG_DIR": str(tmp_path / "u")})
-    assert notice and "settings.json" in notice and reg.search_is_local
+    env = {"AGENT_EXT_CONFIG_DIR": str(tmp_path / "u")}
+    assert choose_tool_search(reg, tmp_path, env) is None and reg.search_is_local
+    problems = load_settings(tmp_path, environ=env).problems
+    assert [p for p in problems if '"toolSearch"' in p and "settings.json:1" in p]
+    write_settings(tmp_path, "Lexical")
+    assert not load_settings(tmp_path, environ=env).problems
 
 
 @pytest.mark.parametrize("how", ["env", "settings"])
@@ -105,7 +111,7 @@ def test_embed_is_used_when_the_extra_is_installed_and_reported_when_not(
     if search_embed.available():
         assert notice is None and isinstance(reg.search_backend, search_embed.EmbeddingBackend)
     else:
-        assert notice and "agent-ext[embed]" in notice and reg.search_is_local
+        assert notice and "%pip install 'agent-ext[embed]'" in notice and reg.search_is_local
 
 
 def test_auto_is_quiet_either_way(tmp_path: Path) -> None:

@@ -24,12 +24,13 @@ class Neighbours:
 
     @classmethod
     def load(cls) -> Neighbours:
-        """The shipped table; an empty one if the data file is missing from the install."""
+        """The shipped table; an empty one if the data file is missing or damaged."""
         try:
             raw = resources.files(__package__).joinpath(_TABLE).read_bytes()
-        except (FileNotFoundError, OSError):
+            text = gzip.decompress(raw).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError):
+            # Missing or damaged: search goes on without neighbours.
             return cls({})
-        text = gzip.decompress(raw).decode("utf-8")
         lines: dict[str, str] = {}
         for line in text.splitlines():
             head, _, rest = line.partition(" ")
@@ -46,7 +47,8 @@ class Neighbours:
         if hit is None:
             rest = self._lines.get(word)
             hit = tuple((w, int(p) / 100) for w, _, p in
-                        (pair.rpartition(":") for pair in rest.split())) if rest else ()
+                        (pair.rpartition(":") for pair in rest.split())
+                        if p.isdigit()) if rest else ()
             self._parsed[word] = hit
         return hit
 
