@@ -7,6 +7,7 @@ quoting form has to be undone exactly; a word that is only known at run time is 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 _SIMPLE_ESCAPES = {
@@ -105,11 +106,17 @@ def decode_ansi_c(body: str) -> str:
 
 def unescape_double_quoted(body: str) -> str:
     """Remove the backslashes bash removes inside double quotes; why: `"gi\\t"` stays `gi\\t`."""
+    return _drop_backslashes(body, _DQUOTE_ESCAPABLE)
+
+
+def _drop_backslashes(body: str, escapable: Collection[str]) -> str:
+    """``body`` with each backslash before a character of ``escapable`` removed; a backslash
+    before a newline removes the newline too (a line continuation)."""
     out: list[str] = []
     i, n = 0, len(body)
     while i < n:
         ch = body[i]
-        if ch == "\\" and i + 1 < n and body[i + 1] in _DQUOTE_ESCAPABLE:
+        if ch == "\\" and i + 1 < n and body[i + 1] in escapable:
             if body[i + 1] != "\n":
                 out.append(body[i + 1])
             i += 2
@@ -159,18 +166,7 @@ def has_brace_expansion(shape: str) -> bool:
 
 def unescape_heredoc(body: str) -> str:
     """Remove the backslashes bash removes in an unquoted here-document body."""
-    out: list[str] = []
-    i, n = 0, len(body)
-    while i < n:
-        ch = body[i]
-        if ch == "\\" and i + 1 < n and body[i + 1] in "$`\\\n":
-            if body[i + 1] != "\n":
-                out.append(body[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _drop_backslashes(body, "$`\\\n")
 
 
 def strip_tabs(body: str) -> str:
