@@ -8,6 +8,7 @@ list of entry-point or distribution names.
 
 from __future__ import annotations
 
+import importlib
 import os
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -64,3 +65,12 @@ def _loader(ep: EntryPoint) -> Any:
         return made
 
     return load
+
+
+def import_attribute(module_name: str, attribute: str) -> Any:
+    """The object ``attribute`` (dotted for nested names) of module ``module_name``, imported;
+    ImportError or AttributeError when there is none. What a ``module:attribute`` spec names."""
+    found: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found

@@ -9,7 +9,6 @@ so that provider prompt caches keep hitting.
 from __future__ import annotations
 
 import difflib
-import importlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -18,6 +17,7 @@ from typing import Any, Protocol
 
 from .errors import ToolLoadError, ToolRegistrationError, UnknownToolError
 from .naming import external_name, is_valid_name, split_external
+from .plugins import import_attribute
 from .search import SearchDoc, SearchIndex, SearchOutcome
 from .tool import Tool, ToolDeclaration
 
@@ -455,9 +455,7 @@ def _import_factory(spec: str) -> Factory:
         raise ToolRegistrationError(f"lazy tool {spec!r} must be written 'module:attribute'")
 
     def load() -> AnyTool:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
+        obj = import_attribute(module_name, attr)
         if isinstance(obj, Tool):
             return obj
         made = obj()

@@ -7,11 +7,12 @@ providers' environment variables (or ``%agent key``), so they never land in a co
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from traitlets import Float, Int, List, Unicode, validate
 from traitlets.config import Configurable
+
+from agent_ext.core.plugins import import_attribute
 
 
 class AgentExt(Configurable):
@@ -87,9 +88,7 @@ def load_classifier(spec: str) -> Any:
     if not sep or not module_name.strip() or not attr.strip():
         raise ValueError(f"auto_classifier {spec!r} must be written 'module:function'")
     try:
-        found: Any = importlib.import_module(module_name.strip())
-        for part in attr.strip().split("."):
-            found = getattr(found, part)
+        found = import_attribute(module_name.strip(), attr.strip())
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"auto_classifier {spec!r} cannot be loaded: {exc}") from None
     if not callable(found):
