@@ -236,6 +236,11 @@ def _skeleton_of(short: str, word: str) -> bool:
     return all(ch in rest for ch in short)
 
 
+def _query_words(query: str) -> list[str]:
+    """The query's lowercase words, identifiers split (``listIssues``: list, issues)."""
+    return [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+
+
 def _compact(text: str) -> str:
     """An identifier without case or separators: ``auth0_get_Res`` is ``auth0getres``."""
     return "".join(ch for ch in text.lower() if ch.isalnum())
@@ -684,7 +689,7 @@ class SearchIndex:
                 out.extend((Item(again, raw=again), Item(_UPDATE)))
                 continue
             parts: list[str] = []
-            if not self._typos(word, len(item.raw)) and not shipped_neighbours().of(word):
+            if not self._typos(word, len(item.raw)) and word not in shipped_neighbours():
                 for cut in range(3, len(word) - 2):
                     left, right = _LEXICON.normalize(word[:cut]), _LEXICON.normalize(word[cut:])
                     if not self._unknown(left) and not self._unknown(right):
@@ -707,7 +712,7 @@ class SearchIndex:
         spellings: set[str] = set()
         if self._unknown(item.word):
             near = self._near(item)
-            if shipped_neighbours().of(item.word):
+            if item.word in shipped_neighbours():
                 # An everyday English word the tools do not use is seldom a typo of one.
                 near = {w: vw * REAL_WORD_TYPO for w, vw in near.items()}
             spellings.update(w for w, vw in near.items() if vw >= TYPO_1)
@@ -883,7 +888,7 @@ class SearchIndex:
         The head is the last noun before the first preposition; words of the same meaning
         (not loose relatives) name it too.
         """
-        tokens = [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+        tokens = _query_words(query)
         cut = next((i for i, t in enumerate(tokens) if t in PREPOSITIONS), None)
         if not cut:
             return frozenset()
@@ -951,7 +956,7 @@ class SearchIndex:
         that thing. A question (``what is building now``, ``did the build pass``) asks to look,
         whatever its verb.
         """
-        tokens = [w for raw in query.lower().split() for w in split_words(strip_token(raw))]
+        tokens = _query_words(query)
         if _is_question(tokens):
             return None
         content = 0
@@ -970,7 +975,7 @@ class SearchIndex:
                 if again:
                     return _LEXICON.actions[again] | {"update"}
                 # A misspelt verb (``apend``, ``aprove``) is still the verb.
-                near = self._typos(word, len(tok)) if not shipped_neighbours().of(word) else {}
+                near = self._typos(word, len(tok)) if word not in shipped_neighbours() else {}
                 verb = next((w for w in sorted(near, key=lambda w: -near[w])
                              if w in _LEXICON.actions), None)
                 if verb is not None and near[verb] >= TYPO_1:

@@ -41,6 +41,10 @@ class Neighbours:
     def __len__(self) -> int:
         return len(self._lines)
 
+    def __contains__(self, word: object) -> bool:
+        """Whether the table knows ``word``: a stem of an everyday English word."""
+        return word in self._lines
+
     def of(self, word: str) -> tuple[tuple[str, float], ...]:
         """The stems near ``word``, nearest first; empty for a stem the table lacks."""
         hit = self._parsed.get(word)
