@@ -231,13 +231,18 @@ class Lexicon:
                   ) -> tuple[str, int] | None:
         """The longest vocabulary phrase starting at ``words[i]``, as (target, length); in a
         ``query``, the thesaurus's phrases too."""
+        return self._longest(words, i, self.phrases, self.query_phrases if query else {})
+
+    def _longest(self, words: list[str], i: int, *tables: dict[tuple[str, ...], str]
+                 ) -> tuple[str, int] | None:
+        """The longest run of stems at ``words[i]`` that a table holds, as (its target, length);
+        at one length, earlier tables win."""
         for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
             key = tuple(self._word(w)[0] for w in words[i : i + size])
-            target = self.phrases.get(key)
-            if target is None and query:
-                target = self.query_phrases.get(key)
-            if target is not None:
-                return target, size
+            for table in tables:
+                target = table.get(key)
+                if target is not None:
+                    return target, size
         return None
 
     def items(self, words: list[str], *, keep_stopwords: bool = False,
@@ -276,11 +281,8 @@ class Lexicon:
     def _hints(self, words: list[str], i: int) -> list[Item]:
         """The word a loose thesaurus phrase at ``words[i]`` hints (``on my plate``: task), as a
         soft item; the phrase's own words stay."""
-        for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
-            target = self.hint_phrases.get(tuple(self._word(w)[0] for w in words[i : i + size]))
-            if target is not None:
-                return [Item(target, soft=True, raw="")]
-        return []
+        found = self._longest(words, i, self.hint_phrases)
+        return [Item(found[0], soft=True, raw="")] if found is not None else []
 
     def text_items(self, text: str, *, keep_stopwords: bool = False) -> list[Item]:
         """Normalised items of free text or an identifier."""
@@ -291,7 +293,7 @@ def _thesaurus_lines() -> list[str]:
     """The shipped thesaurus's entry lines (none if the data file is missing)."""
     try:
         text = resources.files(__package__).joinpath(_THESAURUS).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
+    except OSError:
         return []
     return [line for line in text.splitlines() if line[:2] in ("= ", "~ ")]
 
