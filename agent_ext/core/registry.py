@@ -65,6 +65,7 @@ class Registry:
         # The search indexes, by whether they cover every tool, with the version they are of.
         self._indexes: dict[bool, tuple[int, Searcher]] = {}
         self._backend: SearchBackend = SearchIndex
+        self._search_notice: str | None = None
         self._mutex = threading.RLock()
         #: Tools a permission policy keeps out of the model's view (a bare-name deny rule).
         #: Unlike disabled tools they stay callable, so a call gets the policy's reason.
@@ -419,7 +420,30 @@ class Registry:
         index, kept until the tools change, so each keystroke is answered in about a
         millisecond; the backend serves ``tool_search``.
         """
-        return self._search_index(everything).search(query, limit)
+        try:
+            return self._search_index(everything).search(query, limit)
+        except ToolLoadError:
+            raise
+        except Exception as exc:
+            if everything or self.search_is_local:
+                raise
+            self._fall_back(exc)
+            return self._search_index(everything).search(query, limit)
+
+    def _fall_back(self, exc: Exception) -> None:
+        """A plugged backend failed (a broken install, no memory): the pure-Python index serves
+        from now on, and ``pop_search_notice`` says so once."""
+        with self._mutex:
+            self._backend = SearchIndex
+            self._indexes.pop(False, None)
+            self._search_notice = (f"The tool search backend failed ({type(exc).__name__}: "
+                                   f"{exc}); the pure-Python search answers from now on.")
+
+    def pop_search_notice(self) -> str | None:
+        """The notice of a backend that failed and was replaced, once; then None."""
+        with self._mutex:
+            notice, self._search_notice = self._search_notice, None
+            return notice
 
     def _search_index(self, everything: bool) -> Searcher:
         with self._mutex:

@@ -28,7 +28,7 @@ from agent_ext.core import (
 )
 from agent_ext.core.errors import ToolLoadError
 from agent_ext.core.registry import Registry
-from agent_ext.core.search import SearchIndex, SearchOutcome
+from agent_ext.core.search import SearchOutcome
 
 MAX_RESULTS = 20
 
@@ -95,32 +95,16 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         if query.lower().startswith("select:"):
             return _select(registry, query[len("select:"):], self.params.max_results)
         limit = self.params.max_results
-        notes: list[str] = []
         try:
-            if registry.search_is_local:
-                outcome = registry.search(query, limit)
-            else:
-                outcome = await self._plugged_search(registry, query, limit, control, notes)
+            # A plugged (model-backed) search may load its model first: off the event loop.
+            outcome = (registry.search(query, limit) if registry.search_is_local
+                       else await asyncio.to_thread(registry.search, query, limit))
         except ToolLoadError as exc:
             return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
-        return _keywords(registry, query, limit, outcome, notes)
-
-    @staticmethod
-    async def _plugged_search(registry: Registry, query: str, limit: int, control: ExecControl,
-                              notes: list[str]) -> SearchOutcome:
-        """A model-backed search, off the event loop (it may load its model first). One that
-        fails (a broken install, no memory) gives way to the pure-Python search for good."""
-        try:
-            return await asyncio.to_thread(registry.search, query, limit)
-        except ToolLoadError:
-            raise
-        except Exception as exc:  # noqa: BLE001  any failure of the plug-in falls back
-            registry.search_backend = SearchIndex
-            message = (f"The tool search backend failed ({type(exc).__name__}: {exc}); "
-                       "the pure-Python search answers from now on.")
-            control.emit(message)
-            notes.append(message)
-            return registry.search(query, limit)
+        notice = registry.pop_search_notice()
+        if notice is not None:
+            control.emit(notice)
+        return _keywords(registry, query, limit, outcome, [notice] if notice else [])
 
 
 def _select(registry: Registry, spec: str, limit: int) -> ToolResult:

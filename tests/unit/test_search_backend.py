@@ -227,3 +227,13 @@ async def test_a_failing_backend_gives_way_to_the_pure_python_search() -> None:
     assert "mcp__weather__get_forecast" in result.text
     assert "libtorch_cpu.so" in result.text and shown and "pure-Python" in shown[0]
     assert reg.search_is_local
+
+
+def test_the_registry_itself_falls_back_and_says_so_once() -> None:
+    reg = registry()
+    reg.search_backend = Broken()
+    assert reg.search("weather forecast").hits[0].name == "mcp__weather__get_forecast"
+    assert reg.search_is_local
+    notice = reg.pop_search_notice()
+    assert notice is not None and "libtorch_cpu.so" in notice
+    assert reg.pop_search_notice() is None
