@@ -662,3 +662,23 @@ def test_a_typographic_apostrophe_negates_too() -> None:
                          mcp("gh", "delete_repository", "Delete a repository.")])
     assert names(index, "archive the repo, don\u2019t delete it", 1) == [
         "mcp__gh__archive_repository"]
+
+
+def test_a_two_letter_abbreviation_takes_a_plural() -> None:
+    index = SearchIndex([
+        mcp("bb", "getPullRequest", "Get a pull request."),
+        mcp("bb", "mergePullRequest", "Merge a pull request."),
+        mcp("bb", "getPullRequests", "List pull requests."),
+    ])
+    assert names(index, "bb PRs", 1) == ["mcp__bb__getPullRequests"]
+    assert names(index, "bb PR", 1) == ["mcp__bb__getPullRequest"]
+
+
+def test_a_plural_first_verb_word_is_what_the_next_verb_acts_on() -> None:
+    index = SearchIndex([
+        mcp("wp", "wp_posts_search", "Search the site's posts."),
+        mcp("wp", "wp_get_post", "Get one post."),
+        mcp("wp", "wp_add_post", "Add a post."),
+    ])
+    assert names(index, "wp posts", 1) == ["mcp__wp__wp_posts_search"]
+    assert names(index, "post to wp", 1) == ["mcp__wp__wp_add_post"]

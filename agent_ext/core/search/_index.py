@@ -290,8 +290,10 @@ def _drop_negated(query: str) -> str:
 
 
 def _is_plural(raw: str, word: str) -> bool:
-    """Whether a written word is the plural of its stem (``boards``, ``repos``, not ``status``)."""
-    return raw.endswith("s") and raw != word and len(raw) > 3 and not raw.endswith("ss")
+    """Whether a written word is the plural of its stem (``boards``, ``repos``, ``prs``, not
+    ``status`` or ``gas``)."""
+    return raw.endswith("s") and raw != word and not raw.endswith("ss") and (
+        len(raw) > 3 or raw == word + "s")
 
 
 def _plural(term: _Term) -> bool:
@@ -376,7 +378,7 @@ class SearchIndex:
         core: set[str] = set()
         actions: list[frozenset[str]] = []
         number: dict[str, bool] = {}
-        last_plural = False
+        last_plural = plural_first = False
         parts: set[str] = set()
         servers = {it.word for it in fields["server"]}
         servers.update(p for w in list(servers) for p in self._glued_parts(w, vocab))
@@ -399,6 +401,8 @@ class SearchIndex:
                     families = _LEXICON.actions.get(item.word)
                     if families:
                         actions.append(families)
+                        if number[item.word] and len(actions) == 1:
+                            plural_first = True
                     elif actions:
                         last_plural = _is_plural(item.raw, item.word)
                 for part in self._glued_parts(item.word, vocab) or \
@@ -414,6 +418,9 @@ class SearchIndex:
         for word, weight in weights.items():
             self._postings[word].append((i, weight, word in core or word in parts))
         name_words = {w for w, fw in weights.items() if fw >= NAME_SOFT} | servers
+        if plural_first and len(actions) > 1:
+            # A plural first verb word is the thing the next verb acts on (``wp_posts_search``).
+            actions.append(actions.pop(0))
         action = actions[0] if actions else frozenset()
         if last_plural and action & LOOK_FAMILIES:
             # Getting things (``getPullRequests``, ``get_entities``) is listing them.
