@@ -682,3 +682,14 @@ def test_a_plural_first_verb_word_is_what_the_next_verb_acts_on() -> None:
     ])
     assert names(index, "wp posts", 1) == ["mcp__wp__wp_posts_search"]
     assert names(index, "post to wp", 1) == ["mcp__wp__wp_add_post"]
+
+
+def test_the_query_head_noun_agrees_with_the_name_head_noun() -> None:
+    index = SearchIndex([
+        mcp("asana", "asana_add_followers_to_task", "Add followers to a task."),
+        mcp("asana", "asana_add_task_dependencies", "Add dependencies to a task."),
+        mcp("asana", "asana_create_task", "Create a task in a project."),
+    ])
+    assert names(index, "add a task in asana", 1) == ["mcp__asana__asana_create_task"]
+    assert names(index, "add followers to an asana task", 1) == [
+        "mcp__asana__asana_add_followers_to_task"]

@@ -72,7 +72,7 @@ LOOK_MANY = 0.8
 ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 NAME_FRAGMENT, FRAGMENT_MIN = 0.5, 6
-HEAD_NOUN, HEAD_VARIANT = 0.2, 0.85
+HEAD_NOUN, HEAD_VARIANT, HEAD_UNMARKED = 0.2, 0.85, 0.5
 UNDONE_WORD = 0.5
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
@@ -113,7 +113,9 @@ class _DocInfo:
     """What ranking needs of a tool beyond its postings.
 
     ``action`` holds the families of the name's first verb, ``actions`` those of all its verbs,
-    and ``number`` whether each name word is written as a plural.
+    ``number`` whether each name word is written as a plural, and ``head`` the name's head
+    noun: its last word before any filler, not counting verbs and server words
+    (``add_followers_to_task``: followers).
     """
 
     name: str
@@ -126,6 +128,7 @@ class _DocInfo:
     action: frozenset[str]
     actions: frozenset[str]
     number: dict[str, bool]
+    head: str | None
 
 
 def _split_name(doc: SearchDoc) -> tuple[str, str]:
@@ -388,7 +391,14 @@ class SearchIndex:
             if weights.get(word, 0.0) < weight:
                 weights[word] = weight
 
+        head_words: list[str] = []
+        past_filler = False
         for item in fields["tool"]:
+            if item.raw in NAME_FILLERS:
+                past_filler = past_filler or bool(head_words)
+            elif not past_filler and not item.soft and item.word not in server_like \
+                    and item.word not in _LEXICON.actions:
+                head_words.append(item.word)
             if item.word in server_like:
                 put(item.word, SERVER)
             elif item.soft:
@@ -429,7 +439,8 @@ class SearchIndex:
         self._docs.append(_DocInfo(doc.name, doc.name.lower(), _compact(doc.name), doc.external,
                                    frozenset(name_words), len(core) or 1, frozenset(servers),
                                    action,
-                                   frozenset().union(*actions), number))
+                                   frozenset().union(*actions), number,
+                                   head_words[-1] if head_words else None))
 
     def _initialisms(self, name: list[Item], servers: set[str], vocab: set[str]
                      ) -> dict[str, float]:
@@ -859,7 +870,7 @@ class SearchIndex:
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
         numbered = [(t.word, _plural(t) or t.word == listed) for t in terms if t.raw]
-        head = self._head_words(query, terms)
+        head, head_weight = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
         for score, doc, coverage in base:
@@ -869,8 +880,8 @@ class SearchIndex:
             final = score * (1.0 + COVERAGE_BONUS * coverage)
             if fragments and any(f in info.compact for f in fragments):
                 final *= 1.0 + NAME_FRAGMENT
-            if head and head & info.name_words:
-                final *= 1.0 + HEAD_NOUN
+            if head and info.head in head:
+                final *= 1.0 + HEAD_NOUN * head_weight
             agree = sum((1 if plural == info.number[word] else -1)
                         for word, plural in numbered if word in info.number)
             if agree:
@@ -888,18 +899,18 @@ class SearchIndex:
         top = [SearchHit(name, round(score, 4)) for score, name in best]
         return SearchOutcome(top, len(base))
 
-    def _head_words(self, query: str, terms: list[_Term]) -> frozenset[str]:
-        """The words that name the query's head noun, when a preposition follows it
-        (``messages in a chat``: messages, not chat; ``tables of a schema``: tables).
+    def _head_words(self, query: str, terms: list[_Term]) -> tuple[frozenset[str], float]:
+        """The words that name the query's head noun, and how surely it is the head.
 
-        The head is the last noun before the first preposition; words of the same meaning
-        (not loose relatives) name it too.
+        The head is the last noun before the first preposition (``messages in a chat``:
+        messages, not chat; ``tables of a schema``: tables), surely so; without a preposition,
+        the last noun, less surely (``make a new recipient list``: list). Words of the same
+        meaning (not loose relatives) name it too.
         """
         tokens = _query_words(query)
         cut = next((i for i, t in enumerate(tokens) if t in PREPOSITIONS), None)
-        if not cut:
-            return frozenset()
-        for tok in reversed(tokens[:cut]):
+        sure = 1.0 if cut else HEAD_UNMARKED
+        for tok in reversed(tokens[:cut or len(tokens)]):
             if len(tok) < 2 or tok in STOPWORDS:
                 continue
             word = _LEXICON.normalize(tok)
@@ -907,10 +918,11 @@ class SearchIndex:
                 continue
             term = next((t for t in terms if t.word == word and t.weight == 1.0), None)
             if term is None:
-                return frozenset()
+                break
             return frozenset({word, *term.spellings}.union(
-                w for w, vw in term.variants.items() if vw >= HEAD_VARIANT and w not in term.loose))
-        return frozenset()
+                w for w, vw in term.variants.items() if vw >= HEAD_VARIANT
+                and w not in term.loose)), sure
+        return frozenset(), 0.0
 
     @staticmethod
     def _listed_noun(terms: list[_Term]) -> str | None:
