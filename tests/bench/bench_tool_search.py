@@ -7,8 +7,9 @@ index over 1,000 tools. More tables follow, each over the sample and extra catal
 own, then a summary. Every split adds 8 to 12 servers that are in no other catalogue, and its
 queries were written by someone who never saw the scorer. ``dev*`` splits were meant for tuning;
 ``holdout*`` splits were kept apart until measured once, then joined the tuning splits
-(``holdout``, ``holdout2``, ``holdout3``). ``holdout4`` is kept apart from any tuning, to
-estimate accuracy on unseen servers. ``--misses=<set>|all`` lists misses of the tuning sets;
+(``holdout``, ``holdout2``, ``holdout3``, ``holdout5``). ``holdout5``'s queries were written
+from the tool names alone, as a model sees deferred tools. ``holdout4`` is kept apart from any
+tuning, to estimate accuracy on unseen servers. ``--misses=<set>|all`` lists misses of the tuning sets;
 ``--misses=holdout4`` must be asked for by name.
 """
 
@@ -41,8 +42,8 @@ CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.j
               "holdout": "holdout_catalogue.json",
               "holdout2": "holdout2_catalogue.json", "dev3": "dev3_catalogue.json",
               "holdout3": "holdout3_catalogue.json", "dev4": "dev4_catalogue.json",
-              "holdout4": "holdout4_catalogue.json"}
-TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3", "holdout3", "dev4")
+              "holdout4": "holdout4_catalogue.json", "holdout5": "holdout5_catalogue.json"}
+TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3", "holdout3", "dev4", "holdout5")
 HELD_OUT = ("holdout4",)
 TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]

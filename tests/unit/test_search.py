@@ -693,3 +693,28 @@ def test_the_query_head_noun_agrees_with_the_name_head_noun() -> None:
     assert names(index, "add a task in asana", 1) == ["mcp__asana__asana_create_task"]
     assert names(index, "add followers to an asana task", 1) == [
         "mcp__asana__asana_add_followers_to_task"]
+
+
+def test_a_quantifier_asks_for_many_and_determiners_say_nothing() -> None:
+    index = SearchIndex([
+        mcp("sonar", "sonarqube_delete_project", "Delete a project and every analysis of it."),
+        mcp("sonar", "sonarqube_list_projects", "List projects."),
+        mcp("sonar", "sonarqube_get_project", "Get a project."),
+    ])
+    assert names(index, "every project in our sonarqube", 1) == [
+        "mcp__sonar__sonarqube_list_projects"]
+    assert names(index, "each sonar project", 1) == ["mcp__sonar__sonarqube_list_projects"]
+    assert names(index, "our sonar project", 1) == ["mcp__sonar__sonarqube_get_project"]
+
+
+def test_an_identifier_cut_inside_a_word_outweighs_a_loose_meaning() -> None:
+    index = SearchIndex([
+        mcp("hetzner", "create_firewall", "Create a firewall."),
+        mcp("github", "list_dependabot_alerts", "List Dependabot alerts."),
+        mcp("github", "list_code_scanning_alerts", "List code scanning alerts."),
+        mcp("github", "list_secret_scanning_alerts", "List secret scanning alerts."),
+        *(mcp("x", f"create_{w}", f"Create a {w}.") for w in ("volume", "server", "image",
+                                                              "network", "key", "snapshot")),
+        *(mcp("x", f"tool_{i}", "Something else entirely.") for i in range(30)),
+    ])
+    assert names(index, "create_fire", 1) == ["mcp__hetzner__create_firewall"]

@@ -28,6 +28,7 @@ from ._tokens import NAME_FILLERS, STOPWORDS, bigrams, damerau_within, split_wor
 from ._vocab import (
     ADJECTIVE_VERBS,
     ASPECT_PLURALS,
+    DETERMINERS,
     HOW_TO,
     LISTING_NOUNS,
     LOOK_FAMILIES,
@@ -38,6 +39,7 @@ from ._vocab import (
     NOUN_VERB_FAMILIES,
     POSSESSIVES,
     PREPOSITIONS,
+    QUANTIFIERS,
     QUESTION_STARTS,
     READ_FAMILIES,
     SUBJECTS,
@@ -71,7 +73,7 @@ IMPLIED_READ, IMPLIED_MANY = 0.2, 0.1
 LOOK_MANY = 0.8
 ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
-NAME_FRAGMENT, FRAGMENT_MIN = 0.5, 6
+NAME_FRAGMENT, FRAGMENT_MIN = 1.0, 6
 HEAD_NOUN, HEAD_VARIANT, HEAD_UNMARKED = 0.2, 0.85, 0.5
 UNDONE_WORD = 0.5
 # Index shape.
@@ -264,6 +266,27 @@ def _fragments(query: str) -> list[str]:
         if shaped and len(compact) >= FRAGMENT_MIN:
             found.append(compact)
     return found
+
+
+def _quantified(query: str) -> tuple[str, frozenset[str]]:
+    """The query without its determiners, and the words a quantifier asks many of: those after
+    it up to a stop word or preposition (``every order placed``, ``each hetzner server in``)."""
+    keep: list[str] = []
+    many: set[str] = set()
+    counting = False
+    for token in query.split():
+        low = strip_token(token).lower()
+        if low in QUANTIFIERS or low in DETERMINERS:
+            counting = counting or low in QUANTIFIERS
+            if low not in DETERMINERS:
+                keep.append(token)
+            continue
+        if low in STOPWORDS or low in PREPOSITIONS:
+            counting = False
+        elif counting:
+            many.add(_LEXICON.normalize(low))
+        keep.append(token)
+    return " ".join(keep), frozenset(many)
 
 
 # Two letters joined by ``&`` or ``/`` are initials (``P&L``, ``a/b``).
@@ -824,13 +847,14 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
-        query = _INITIALS.sub(r"\1\2", _drop_negated(query))
+        query, quantified = _quantified(_INITIALS.sub(r"\1\2", _drop_negated(query)))
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
         verbs = self._query_actions(query)
         listed = self._listed_noun(terms)
-        many = listed is not None or any(_plural(t) and t.weight == 1.0 for t in terms)
+        many = listed is not None or any(
+            (_plural(t) or t.word in quantified) and t.weight == 1.0 for t in terms)
         if verbs is not None and verbs & LOOK_FAMILIES and any(
             _plural(t) and t.weight == 1.0 and t.raw not in ASPECT_PLURALS for t in terms
         ):
@@ -869,7 +893,8 @@ class SearchIndex:
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
-        numbered = [(t.word, _plural(t) or t.word == listed) for t in terms if t.raw]
+        numbered = [(t.word, _plural(t) or t.word == listed or t.word in quantified)
+                    for t in terms if t.raw]
         head, head_weight = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []

@@ -736,6 +736,11 @@ LISTING_NOUNS = frozenset(("list", "history"))
 UNDO_CUES = frozenset(("stop", "undo", "withdraw", "revoke", "retract", "reverse", "rescind"))
 # Words between an undo cue and what it undoes (``take back my like``).
 POSSESSIVES = frozenset(("your", "our", "their", "his", "her", "its", "all"))
+# Determiners that say nothing about which tool is meant; a query drops them.
+DETERMINERS = frozenset(("your", "our", "their", "his", "her", "its", "every", "each", "any"))
+# Quantifiers that ask for many of the noun after them (``every project``, ``each server``);
+# ``all`` stays a query word too, as names spell it (``get_all_entries``).
+QUANTIFIERS = frozenset(("every", "each", "all"))
 # Prepositions after which a query qualifies its head noun (``messages in a chat``).
 PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
