@@ -718,3 +718,14 @@ def test_an_identifier_cut_inside_a_word_outweighs_a_loose_meaning() -> None:
         *(mcp("x", f"tool_{i}", "Something else entirely.") for i in range(30)),
     ])
     assert names(index, "create_fire", 1) == ["mcp__hetzner__create_firewall"]
+
+
+def test_the_verb_of_a_relative_clause_describes_its_noun() -> None:
+    index = SearchIndex([
+        mcp("shop", "getCustomers", "List customers."),
+        mcp("shop", "createCustomer", "Create a customer."),
+        mcp("shop", "getCustomer", "Get a customer."),
+    ])
+    assert names(index, "the customers who signed up this month", 1) == [
+        "mcp__shop__getCustomers"]
+    assert names(index, "sign up a customer", 1) == ["mcp__shop__createCustomer"]

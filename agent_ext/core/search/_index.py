@@ -42,6 +42,7 @@ from ._vocab import (
     QUANTIFIERS,
     QUESTION_STARTS,
     READ_FAMILIES,
+    RELATIVES,
     SUBJECTS,
     UNDO_CUES,
 )
@@ -210,8 +211,8 @@ def _is_question(tokens: list[str]) -> bool:
 def _qualifiers(tokens: list[str]) -> set[str]:
     """Verbs that describe rather than ask: participles that qualify a noun (``running
     containers``, ``tasks completed today``; not the first word, and before a word or after a
-    plural) and, in a question, any participle or verb after a subject (``what is building``,
-    ``did we ship``).
+    plural), verbs of a relative clause (``customers who signed up``) and, in a question, any
+    participle or verb after a subject (``what is building``, ``did we ship``).
     """
     found: set[str] = set()
     question = _is_question(tokens)
@@ -224,6 +225,9 @@ def _qualifiers(tokens: list[str]) -> set[str]:
         if question:
             if participle or (i > 0 and tokens[i - 1] in SUBJECTS):
                 found.add(tok)
+            continue
+        if k > 0 and tokens[i - 1] in RELATIVES:
+            found.add(tok)
             continue
         if not participle or k == 0:
             continue
@@ -627,8 +631,12 @@ class SearchIndex:
             items = self._split_unknown(self._join_compounds(folded)) + parts
             for item in items:
                 term = self._term(item, required)
-                if not item.soft and item.raw in qualifiers:
+                if not item.soft and item.raw.split(" ", 1)[0] in qualifiers:
+                    # A describing verb is not what the tool does: its verbs of like
+                    # meaning (signed up: create) stay out.
                     term.weight = QUALIFIER_TERM
+                    term.variants = {v: w for v, w in term.variants.items()
+                                     if v == term.word or v not in _LEXICON.actions}
                 old = terms.get(item.word)
                 if old is None or old.weight < term.weight:
                     terms[item.word] = term

@@ -746,6 +746,8 @@ PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
     "under", "over", "between", "into", "per",
 ))
+# Words that open a relative clause, whose verb describes a noun (``customers who signed up``).
+RELATIVES = frozenset(("who", "that", "which", "whose"))
 # Words after which a verb in a question describes its subject (``did we ship``).
 SUBJECTS = frozenset((
     "i", "we", "you", "they", "he", "she", "it", "is", "are", "was", "were", "to",
