@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 #: Default upper bound on any one string argument; a tool may raise or lower it.
@@ -234,6 +233,10 @@ def validate_json_schema(schema: Mapping[str, Any], args: Mapping[str, Any],
     problems += [f"`{k}` is required" for k in sorted(required - out.keys())
                  if not any(p.startswith(f"`{k}`") for p in problems)]
     if not problems:
+        # Imported here: with its format extras installed, as beside JupyterLab, importing
+        # jsonschema takes most of a second, which %load_ext should not pay.
+        import jsonschema
+
         validator = jsonschema.Draft202012Validator(schema)
         for err in sorted(validator.iter_errors(out), key=lambda e: list(e.absolute_path)):
             where = ".".join(str(p) for p in err.absolute_path) or "(arguments)"

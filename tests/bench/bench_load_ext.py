@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TARGET_S = 0.3
 HEAVY = ("agent_ext.agent", "agent_ext.models.openai_chat", "openai", "anthropic", "anywidget",
-         "agent_ext.jupyter.widgets", "mcp")
+         "agent_ext.jupyter.widgets", "mcp", "jsonschema")
 PROBE = """
 import sys, time
 t0 = time.perf_counter()

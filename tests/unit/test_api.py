@@ -37,7 +37,8 @@ def test_contract_names_are_importable() -> None:
 def test_import_is_light() -> None:
     code = ("import sys, agent_ext; "
             "heavy = [m for m in ('IPython', 'ipywidgets', 'openai', 'anthropic', 'mcp', "
-            "'agent_ext.agent', 'agent_ext.tools.tool_search') if m in sys.modules]; "
+            "'agent_ext.agent', 'agent_ext.tools.tool_search', 'jsonschema') "
+            "if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
