@@ -235,7 +235,7 @@ def validate_json_schema(schema: Mapping[str, Any], args: Mapping[str, Any],
     if not problems:
         # Imported here: with its format extras installed, as beside JupyterLab, importing
         # jsonschema takes most of a second, which %load_ext should not pay.
-        import jsonschema
+        import jsonschema  # noqa: PLC0415
 
         validator = jsonschema.Draft202012Validator(schema)
         for err in sorted(validator.iter_errors(out), key=lambda e: list(e.absolute_path)):
