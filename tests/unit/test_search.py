@@ -729,3 +729,15 @@ def test_the_verb_of_a_relative_clause_describes_its_noun() -> None:
     assert names(index, "the customers who signed up this month", 1) == [
         "mcp__shop__getCustomers"]
     assert names(index, "sign up a customer", 1) == ["mcp__shop__createCustomer"]
+
+
+def test_an_everyday_phrase_of_the_thesaurus_finds_its_tool() -> None:
+    index = SearchIndex([
+        mcp("maps", "directions_tool", "Route between two or more points by car, bike or foot."),
+        mcp("maps", "search_and_geocode_tool", "Find places and addresses by text."),
+        mcp("maps", "reverse_geocode_tool", "Find the address at a coordinate."),
+        mcp("maps", "isochrone_tool", "The area reachable from a point within a travel time."),
+        mcp("maps", "static_map_image_tool", "Render a map image of an area, with markers."),
+    ])
+    assert names(index, "how long is the drive from the office to the airport", 1) == [
+        "mcp__maps__directions_tool"]

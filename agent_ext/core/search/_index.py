@@ -50,9 +50,10 @@ from ._vocab import (
 # Field weights: how much a match in each part of a tool counts.
 NAME, NAME_SOFT, NAME_PART = 1.0, 0.5, 0.75
 SERVER, HINT, DESC_HEAD, DESC, PARAM = 0.55, 0.6, 0.3, 0.15, 0.15
-# Term weights: part of a folded phrase, a verb used as an adjective, and near spellings at one
-# and two edits.
+# Term weights: part of a folded phrase, the word a loose thesaurus phrase hints, a verb used as
+# an adjective, and near spellings at one and two edits.
 SOFT_TERM = 0.35
+HINT_TERM = 0.6
 QUALIFIER_TERM = 0.5
 RELATED_SCALE = 1.0
 NEIGHBOUR_SCALE, NEIGHBOUR_MIN = 0.5, 0.55
@@ -787,7 +788,8 @@ class SearchIndex:
                 if variants.get(rel, 0.0) < weight:
                     variants[rel] = weight
         loose = self._add_neighbours(item, variants) if not item.soft else frozenset()
-        return _Term(item.word, item.raw, variants, SOFT_TERM if item.soft else 1.0, required,
+        weight = 1.0 if not item.soft else SOFT_TERM if item.raw else HINT_TERM
+        return _Term(item.word, item.raw, variants, weight, required,
                      frozenset(spellings), loose)
 
     @staticmethod

@@ -75,7 +75,7 @@ EQUIVALENTS = (
     "url uri",
     "coordinate coords coord",
     "latitude lat",
-    "longitude lng lon long",
+    "longitude lng lon",
     "address addr",
     "location loc",
     "quantity qty",
