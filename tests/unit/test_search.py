@@ -608,6 +608,9 @@ def test_every_thesaurus_line_is_read() -> None:
     assert lex.hint_phrases[("on", "my", "plat")] == lex.normalize("task")
     # a thesaurus phrase never folds a tool name
     assert ("money", "back") not in lex.phrases
+    # every alternative changes something, and a loose phrase may point at several words
+    assert lex.unused == []
+    assert len(lex.hint_phrases[("block", "by")].split()) > 1
 
 
 def test_initials_reach_adjacent_name_words_and_glued_servers() -> None:
@@ -672,6 +675,10 @@ def test_a_two_letter_abbreviation_takes_a_plural() -> None:
     ])
     assert names(index, "bb PRs", 1) == ["mcp__bb__getPullRequests"]
     assert names(index, "bb PR", 1) == ["mcp__bb__getPullRequest"]
+    gitlab = SearchIndex([mcp("gl", "getMergeRequest", "Get a merge request."),
+                          mcp("gl", "updateMergeRequest", "Update a merge request."),
+                          mcp("gl", "getMergeRequests", "List merge requests.")])
+    assert names(gitlab, "gl MRs", 1) == ["mcp__gl__getMergeRequests"]
 
 
 def test_a_plural_first_verb_word_is_what_the_next_verb_acts_on() -> None:
@@ -718,9 +725,14 @@ def test_an_identifier_cut_inside_a_word_outweighs_a_loose_meaning() -> None:
         *(mcp("x", f"tool_{i}", "Something else entirely.") for i in range(30)),
     ])
     assert names(index, "create_fire", 1) == ["mcp__hetzner__create_firewall"]
+    # the fragment doubles the name's score over the same words written apart
+    fragment = index.search("create_fire", 1).hits[0].score
+    apart = next(h.score for h in index.search("create fire", 50).hits
+                 if h.name == "mcp__hetzner__create_firewall")
+    assert fragment > 1.9 * apart
 
 
-def test_the_verb_of_a_relative_clause_describes_its_noun() -> None:
+def test_a_describing_phrasal_verb_lends_no_verbs_of_its_own() -> None:
     index = SearchIndex([
         mcp("shop", "getCustomers", "List customers."),
         mcp("shop", "createCustomer", "Create a customer."),
@@ -729,6 +741,11 @@ def test_the_verb_of_a_relative_clause_describes_its_noun() -> None:
     assert names(index, "the customers who signed up this month", 1) == [
         "mcp__shop__getCustomers"]
     assert names(index, "sign up a customer", 1) == ["mcp__shop__createCustomer"]
+    # a folded noun whose first word is a participle is a noun, not a describing verb
+    events = SearchIndex([mcp("ev", "list_waitlist", "List people on the waitlist."),
+                          mcp("ev", "list_events", "List events."),
+                          mcp("ev", "list_attendees", "List attendees of an event.")])
+    assert names(events, "list the waiting list for the event", 1) == ["mcp__ev__list_waitlist"]
 
 
 def test_an_everyday_phrase_of_the_thesaurus_finds_its_tool() -> None:
@@ -741,3 +758,62 @@ def test_an_everyday_phrase_of_the_thesaurus_finds_its_tool() -> None:
     ])
     assert names(index, "how long is the drive from the office to the airport", 1) == [
         "mcp__maps__directions_tool"]
+
+
+def test_determiners_stay_inside_phrases_and_her_is_an_object() -> None:
+    index = SearchIndex([mcp("comply", "run_kyc_check", "Run a KYC check on a customer."),
+                         mcp("comply", "get_customer", "Get a customer."),
+                         mcp("sl", "send_message", "Send a direct message to a user."),
+                         mcp("sl", "get_message", "Get a message."),
+                         mcp("sl", "list_messages", "List messages.")])
+    assert names(index, "know your customer check", 1) == ["mcp__comply__run_kyc_check"]
+    assert names(index, "message her", 1) == names(index, "message him", 1) == [
+        "mcp__sl__send_message"]
+
+
+def test_a_quantified_phrase_or_object_of_show_asks_for_many() -> None:
+    index = SearchIndex([mcp("gh", "list_pull_requests", "List pull requests."),
+                         mcp("gh", "get_pull_request", "Get a pull request."),
+                         mcp("gh", "list_issues", "List issues."),
+                         mcp("gh", "get_issue", "Get an issue.")])
+    assert names(index, "every pull request in the repo", 1) == ["mcp__gh__list_pull_requests"]
+    assert names(index, "show every issue", 1) == ["mcp__gh__list_issues"]
+
+
+def test_a_quantifier_counts_nouns_only_up_to_a_verb_or_comma() -> None:
+    from agent_ext.core.search._index import _quantified
+
+    assert _quantified("for every customer, create an invoice")[1] == {"customer"}
+    assert _quantified("every order placed today")[1] == {"order"}
+    assert _quantified("know your customer")[0] == "know your customer"
+    assert _quantified("every each our")[0] == ""
+
+
+def test_to_before_a_noun_ends_the_head_as_in_names() -> None:
+    index = SearchIndex([mcp("t", "add_task_to_project", "Add an existing task to a project."),
+                         mcp("t", "add_project_to_task", "Link a project to a task.")])
+    assert names(index, "add task to project", 1) == ["mcp__t__add_task_to_project"]
+    assert names(index, "add project to task", 1) == ["mcp__t__add_project_to_task"]
+    # a folded phrase is one head noun
+    terms = index._terms("pull requests in the repo")
+    folded = next(t.word for t in terms if t.raw == "pull requests")
+    assert folded in index._head_words("pull requests in the repo", terms)[0]
+
+
+def test_the_head_without_a_preposition_is_the_last_noun() -> None:
+    index = SearchIndex([
+        mcp("asana", "asana_add_followers_to_task", "Add followers to a task."),
+        mcp("asana", "asana_add_task_dependencies", "Add dependencies to a task."),
+        mcp("asana", "asana_create_task", "Create a task in a project."),
+    ])
+    head, sure = index._head_words("asana add a task", index._terms("asana add a task"))
+    assert "task" in head and sure < 1.0
+    assert names(index, "asana add a task", 1) == ["mcp__asana__asana_create_task"]
+
+
+def test_hyphenated_english_words_are_not_identifier_fragments() -> None:
+    from agent_ext.core.search._index import _fragments
+
+    assert _fragments("page the on-call engineer") == []
+    assert _fragments("get-convers") == ["getconvers"]
+    assert _fragments("create_fire") == ["createfire"]

@@ -37,12 +37,12 @@ from ._vocab import (
     NEGATIONS,
     NOUN_VERB_CUES,
     NOUN_VERB_FAMILIES,
+    PARTICLES,
     POSSESSIVES,
     PREPOSITIONS,
     QUANTIFIERS,
     QUESTION_STARTS,
     READ_FAMILIES,
-    RELATIVES,
     SUBJECTS,
     UNDO_CUES,
 )
@@ -116,10 +116,11 @@ class _Term:
 class _DocInfo:
     """What ranking needs of a tool beyond its postings.
 
-    ``action`` holds the families of the name's first verb, ``actions`` those of all its verbs,
-    ``number`` whether each name word is written as a plural, and ``head`` the name's head
-    noun: its last word before any filler, not counting verbs and server words
-    (``add_followers_to_task``: followers).
+    ``action`` holds the families of the name's verb: its first verb word, unless that is
+    written as a plural and another follows (``wp_posts_search``: search). ``actions`` holds
+    those of all its verb words, ``number`` whether each name word is written as a plural, and
+    ``head`` the name's head noun: its last word before the first filler that follows one,
+    skipping verbs and server words (``add_followers_to_task``: followers).
     """
 
     name: str
@@ -172,12 +173,14 @@ def _head_and_rest(description: str) -> tuple[str, str]:
     return text[:cut], " ".join(rest[:MAX_DESC_WORDS])
 
 
-def _in_phrase(words: list[str], i: int) -> bool:
-    """Whether ``words[i]`` is part of a vocabulary phrase."""
+def _in_phrase(words: list[str], i: int, *, hints: bool = False) -> bool:
+    """Whether ``words[i]`` is part of a vocabulary phrase, or with ``hints`` of a loose
+    thesaurus phrase."""
     for start in range(max(0, i - _LEXICON.longest_phrase + 1), i + 1):
-        found = _LEXICON.phrase_at(words, start, query=True)
-        if found is not None and start + found[1] > i:
-            return True
+        for found in (_LEXICON.phrase_at(words, start, query=True),
+                      _LEXICON.hint_at(words, start) if hints else None):
+            if found is not None and start + found[1] > i:
+                return True
     return False
 
 
@@ -212,8 +215,8 @@ def _is_question(tokens: list[str]) -> bool:
 def _qualifiers(tokens: list[str]) -> set[str]:
     """Verbs that describe rather than ask: participles that qualify a noun (``running
     containers``, ``tasks completed today``; not the first word, and before a word or after a
-    plural), verbs of a relative clause (``customers who signed up``) and, in a question, any
-    participle or verb after a subject (``what is building``, ``did we ship``).
+    plural) and, in a question, any participle or verb after a subject (``what is building``,
+    ``did we ship``).
     """
     found: set[str] = set()
     question = _is_question(tokens)
@@ -227,9 +230,6 @@ def _qualifiers(tokens: list[str]) -> set[str]:
             if participle or (i > 0 and tokens[i - 1] in SUBJECTS):
                 found.add(tok)
             continue
-        if k > 0 and tokens[i - 1] in RELATIVES:
-            found.add(tok)
-            continue
         if not participle or k == 0:
             continue
         before = tokens[content[k - 1]]
@@ -238,6 +238,14 @@ def _qualifiers(tokens: list[str]) -> set[str]:
         ):
             found.add(tok)
     return found
+
+
+def _describes(raw: str, qualifiers: set[str]) -> bool:
+    """Whether a query item is a describing verb: a qualifier, or a phrasal verb whose verb is
+    one (``signed up``; not ``waiting list``, a noun)."""
+    words = raw.split()
+    return raw in qualifiers or (len(words) == 2 and words[0] in qualifiers
+                                 and words[1] in PARTICLES)
 
 
 def _skeleton_of(short: str, word: str) -> bool:
@@ -265,8 +273,13 @@ def _fragments(query: str) -> list[str]:
     found: list[str] = []
     for raw in query.split():
         token = strip_token(raw.lstrip("+"))
-        shaped = "_" in token or "-" in token or any(
-            a.islower() and b.isupper() for a, b in itertools.pairwise(token))
+        camel = any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))
+        # A hyphen joins English words as often (``on-call``, ``sign-up``) as name parts.
+        hyphened = "-" in token and not all(
+            p in STOPWORDS or p in NAME_FILLERS or p in PARTICLES
+            or _LEXICON.known(_LEXICON.normalize(p))
+            for p in token.lower().split("-") if p)
+        shaped = "_" in token or camel or hyphened
         compact = _compact(token)
         if shaped and len(compact) >= FRAGMENT_MIN:
             found.append(compact)
@@ -274,22 +287,29 @@ def _fragments(query: str) -> list[str]:
 
 
 def _quantified(query: str) -> tuple[str, frozenset[str]]:
-    """The query without its determiners, and the words a quantifier asks many of: those after
-    it up to a stop word or preposition (``every order placed``, ``each hetzner server in``)."""
+    """The query without its determiners, and the words a quantifier asks many of, as written:
+    the nouns after it up to a stop word, preposition, verb or comma (``every order placed``,
+    ``each hetzner server in``). A determiner inside a phrase stays (``know your customer``);
+    ``all`` stays too, as names spell it (``get_all_entries``)."""
+    tokens = query.split()
+    lows = [strip_token(t).lower() for t in tokens]
     keep: list[str] = []
     many: set[str] = set()
-    counting = False
-    for token in query.split():
-        low = strip_token(token).lower()
+    counting = counted = False
+    for i, (token, low) in enumerate(zip(tokens, lows, strict=True)):
         if low in QUANTIFIERS or low in DETERMINERS:
             counting = counting or low in QUANTIFIERS
-            if low not in DETERMINERS:
+            if low not in DETERMINERS or _in_phrase(lows, i, hints=True):
                 keep.append(token)
             continue
-        if low in STOPWORDS or low in PREPOSITIONS:
-            counting = False
+        verb = counted and (_LEXICON.normalize(low) in _LEXICON.actions or low.endswith("ed"))
+        if low in STOPWORDS or low in PREPOSITIONS or verb:
+            counting = counted = False
         elif counting:
-            many.add(_LEXICON.normalize(low))
+            many.add(low)
+            counted = True
+        if token.endswith((",", ";", ":", ".")):
+            counting = counted = False
         keep.append(token)
     return " ".join(keep), frozenset(many)
 
@@ -321,10 +341,10 @@ def _drop_negated(query: str) -> str:
 
 
 def _is_plural(raw: str, word: str) -> bool:
-    """Whether a written word is the plural of its stem (``boards``, ``repos``, ``prs``, not
-    ``status`` or ``gas``)."""
+    """Whether a written word is the plural of its stem (``boards``, ``repos``, ``prs``, ``mrs``,
+    not ``status`` or ``gas``)."""
     return raw.endswith("s") and raw != word and not raw.endswith("ss") and (
-        len(raw) > 3 or raw == word + "s")
+        len(raw) > 3 or _LEXICON.normalize(raw[:-1]) == word)
 
 
 def _plural(term: _Term) -> bool:
@@ -537,7 +557,7 @@ class SearchIndex:
     def _near(self, item: Item) -> dict[str, float]:
         """Near spellings of an unknown query word: as stemmed, as written (``reids``: redis) or
         as a misspelt plural (``gropus``: group)."""
-        found = self._typos(item.word, len(item.raw))
+        found = dict(self._typos(item.word, len(item.raw)))  # the caller adds to it
         forms = [item.raw] if item.raw != item.word and item.raw.isalpha() else []
         if item.raw.endswith("s") and item.raw[:-1] != item.word and item.raw.isalpha():
             forms.append(item.raw[:-1])
@@ -632,7 +652,7 @@ class SearchIndex:
             items = self._split_unknown(self._join_compounds(folded)) + parts
             for item in items:
                 term = self._term(item, required)
-                if not item.soft and item.raw.split(" ", 1)[0] in qualifiers:
+                if not item.soft and _describes(item.raw, qualifiers):
                     # A describing verb is not what the tool does: its verbs of like
                     # meaning (signed up: create) stay out.
                     term.weight = QUALIFIER_TERM
@@ -857,16 +877,18 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
-        query, quantified = _quantified(_INITIALS.sub(r"\1\2", _drop_negated(query)))
+        query, counted = _quantified(_INITIALS.sub(r"\1\2", _drop_negated(query)))
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
+        quantified = {t.word for t in terms if counted.intersection(t.raw.lower().split())}
         verbs = self._query_actions(query)
         listed = self._listed_noun(terms)
         many = listed is not None or any(
             (_plural(t) or t.word in quantified) and t.weight == 1.0 for t in terms)
         if verbs is not None and verbs & LOOK_FAMILIES and any(
-            _plural(t) and t.weight == 1.0 and t.raw not in ASPECT_PLURALS for t in terms
+            (_plural(t) or t.word in quantified) and t.weight == 1.0
+            and t.raw not in ASPECT_PLURALS for t in terms
         ):
             # Showing or getting things is listing them.
             verbs = verbs | MANY_FAMILIES
@@ -937,26 +959,32 @@ class SearchIndex:
     def _head_words(self, query: str, terms: list[_Term]) -> tuple[frozenset[str], float]:
         """The words that name the query's head noun, and how surely it is the head.
 
-        The head is the last noun before the first preposition (``messages in a chat``:
-        messages, not chat; ``tables of a schema``: tables), surely so; without a preposition,
-        the last noun, less surely (``make a new recipient list``: list). Words of the same
-        meaning (not loose relatives) name it too.
+        The head is the last noun before the first preposition, or ``to`` before a noun, as in
+        names (``messages in a chat``: messages, not chat; ``add task to project``: task),
+        surely so; without one, the last noun, less surely (``asana add a task``: task). A
+        folded phrase is one noun (``pull requests in the repo``). Words of the same meaning
+        (not loose relatives) name it too.
         """
         tokens = _query_words(query)
-        cut = next((i for i, t in enumerate(tokens) if t in PREPOSITIONS), None)
+        cut = next((i for i, t in enumerate(tokens) if t in PREPOSITIONS or (
+            t == "to" and i + 1 < len(tokens)
+            and _LEXICON.normalize(tokens[i + 1]) not in _LEXICON.actions)), None)
         sure = 1.0 if cut else HEAD_UNMARKED
         for tok in reversed(tokens[:cut or len(tokens)]):
             if len(tok) < 2 or tok in STOPWORDS:
                 continue
-            word = _LEXICON.normalize(tok)
-            if word in _LEXICON.actions or word in self._server_vocab:
-                continue
-            term = next((t for t in terms if t.word == word and t.weight == 1.0), None)
+            term = next((t for t in terms if t.weight == 1.0 and " " in t.raw
+                         and tok in t.raw.lower().split()), None)
             if term is None:
-                break
-            return frozenset({word, *term.spellings}.union(
-                w for w, vw in term.variants.items() if vw >= HEAD_VARIANT
-                and w not in term.loose)), sure
+                word = _LEXICON.normalize(tok)
+                if word in _LEXICON.actions or word in self._server_vocab:
+                    continue
+                term = next((t for t in terms if t.word == word and t.weight == 1.0), None)
+                if term is None:
+                    break
+            same = {w for w, vw in term.variants.items()
+                    if vw >= HEAD_VARIANT and w not in term.loose}
+            return frozenset({term.word, *term.spellings, *same}), sure
         return frozenset(), 0.0
 
     @staticmethod

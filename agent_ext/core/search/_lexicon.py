@@ -59,6 +59,8 @@ class Lexicon:
     past_forms: set[str] = field(default_factory=set)
     _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     longest_phrase: int = 1
+    # Thesaurus alternatives that change nothing: the vocabulary or an earlier line has them.
+    unused: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls) -> Lexicon:
@@ -128,9 +130,10 @@ class Lexicon:
         An ``=`` phrase folds into its target in queries; an ``=`` word is linked both ways just
         below a match of the word itself, so a tool named with either word still ranks first
         for it (``list_vendors`` for "vendors", ``list_merchants`` for "merchants"). A ``~``
-        word points at its target; a ``~`` phrase keeps its words and adds the target. The
-        shipped vocabulary wins: an alternative it already spells is left as it is, and no
-        thesaurus phrase moves a particle (``set off`` does not make ``set alarm off`` one).
+        word points at its target; a ``~`` phrase keeps its words and adds its targets, one per
+        line that names it. The shipped vocabulary wins: an alternative it already spells is
+        left as it is (and noted in ``unused``), and no thesaurus phrase moves a particle
+        (``set off`` does not make ``set alarm off`` one).
         """
         links: list[tuple[str, str, float]] = []
         spoken = {stem(w) for line in _vocabulary_lines() for w in line.replace("_", " ").split()}
@@ -143,12 +146,19 @@ class Lexicon:
             for alt in (a.strip() for a in alts.split(",")):
                 entry = "_".join(alt.split())
                 parts = tuple(stem(w) for w in alt.split())
+                hinted = self.hint_phrases.get(parts, "").split()
+                if kind == "~" and hinted and target not in hinted:
+                    # A loose phrase may hint several words (``signed up``: invitee, registrant).
+                    self.hint_phrases[parts] = " ".join((*hinted, target))
+                    continue
                 if not parts or (parts in self.phrases or parts in self.query_phrases
                                  or parts in self.hint_phrases if len(parts) > 1 else (
                         parts[0] in self.canon or parts[0] in self.targets
                         or parts[0] in spoken)):
                     if kind == "~" and len(parts) == 1:
                         links.append((self.normalize_entry(entry), target, THESAURUS_LINK))
+                    else:
+                        self.unused.append(f"{kind} {target_word.strip()} | {alt}")
                     continue
                 if len(parts) == 1:
                     word = self._entry(entry, None)
@@ -233,6 +243,10 @@ class Lexicon:
         ``query``, the thesaurus's phrases too."""
         return self._longest(words, i, self.phrases, self.query_phrases if query else {})
 
+    def hint_at(self, words: list[str], i: int) -> tuple[str, int] | None:
+        """The longest loose thesaurus phrase starting at ``words[i]``, as (target, length)."""
+        return self._longest(words, i, self.hint_phrases)
+
     def _longest(self, words: list[str], i: int, *tables: dict[tuple[str, ...], str]
                  ) -> tuple[str, int] | None:
         """The longest run of stems at ``words[i]`` that a table holds, as (its target, length);
@@ -281,8 +295,8 @@ class Lexicon:
     def _hints(self, words: list[str], i: int) -> list[Item]:
         """The word a loose thesaurus phrase at ``words[i]`` hints (``on my plate``: task), as a
         soft item; the phrase's own words stay."""
-        found = self._longest(words, i, self.hint_phrases)
-        return [Item(found[0], soft=True, raw="")] if found is not None else []
+        found = self.hint_at(words, i)
+        return [Item(t, soft=True, raw="") for t in found[0].split()] if found is not None else []
 
     def text_items(self, text: str, *, keep_stopwords: bool = False) -> list[Item]:
         """Normalised items of free text or an identifier."""

@@ -736,8 +736,9 @@ LISTING_NOUNS = frozenset(("list", "history"))
 UNDO_CUES = frozenset(("stop", "undo", "withdraw", "revoke", "retract", "reverse", "rescind"))
 # Words between an undo cue and what it undoes (``take back my like``).
 POSSESSIVES = frozenset(("your", "our", "their", "his", "her", "its", "all"))
-# Determiners that say nothing about which tool is meant; a query drops them.
-DETERMINERS = frozenset(("your", "our", "their", "his", "her", "its", "every", "each", "any"))
+# Determiners that say nothing about which tool is meant; a query drops them (not ``her``, as
+# often an object: ``message her``).
+DETERMINERS = frozenset(("your", "our", "their", "his", "its", "every", "each", "any"))
 # Quantifiers that ask for many of the noun after them (``every project``, ``each server``);
 # ``all`` stays a query word too, as names spell it (``get_all_entries``).
 QUANTIFIERS = frozenset(("every", "each", "all"))
@@ -746,8 +747,6 @@ PREPOSITIONS = frozenset((
     "in", "of", "on", "for", "from", "about", "by", "with", "at", "within", "inside", "across",
     "under", "over", "between", "into", "per",
 ))
-# Words that open a relative clause, whose verb describes a noun (``customers who signed up``).
-RELATIVES = frozenset(("who", "that", "which", "whose"))
 # Words after which a verb in a question describes its subject (``did we ship``).
 SUBJECTS = frozenset((
     "i", "we", "you", "they", "he", "she", "it", "is", "are", "was", "were", "to",
