@@ -817,3 +817,17 @@ def test_hyphenated_english_words_are_not_identifier_fragments() -> None:
     assert _fragments("page the on-call engineer") == []
     assert _fragments("get-convers") == ["getconvers"]
     assert _fragments("create_fire") == ["createfire"]
+
+
+def test_a_long_query_leans_on_descriptions() -> None:
+    index = SearchIndex([
+        mcp("hz", "rebuild_server",
+            "Put a fresh image on a machine: its disk is wiped and its address kept."),
+        mcp("hz", "create_image", "Create an image."),
+        mcp("hz", "list_disks", "List disks."),
+    ])
+    hits = index.search("put a fresh image on the machine, wipe its disk and keep the address",
+                        2).hits
+    assert [h.name for h in hits] == ["mcp__hz__rebuild_server", "mcp__hz__create_image"]
+    # each described word counts for more in a long query than its field weight alone
+    assert hits[0].score > 8 * hits[1].score

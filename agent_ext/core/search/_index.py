@@ -77,6 +77,8 @@ ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 NAME_FRAGMENT, FRAGMENT_MIN = 1.0, 6
 HEAD_NOUN, HEAD_VARIANT, HEAD_UNMARKED = 0.2, 0.85, 0.5
+# A long query describes what it wants: description words count more past this many terms.
+LONG_DESC, LONG_FROM = 0.3, 2
 UNDONE_WORD = 0.5
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
@@ -1008,11 +1010,13 @@ class SearchIndex:
         claims: dict[int, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
         matched: dict[int, float] = defaultdict(float)
         total = 0.0
+        full = sum(1 for t in terms if t.weight == 1.0)
+        boost = 1.0 + LONG_DESC * max(0, full - LONG_FROM)
         for term in terms:
             best: dict[int, tuple[float, float, float, str]] = {}
             for variant, vw in term.variants.items():
                 for doc, fw, core in self._postings.get(variant, ()):
-                    s = fw * vw
+                    s = fw * vw * (boost if fw <= DESC_HEAD else 1.0)
                     cur = best.get(doc)
                     if cur is None or s > cur[0]:
                         best[doc] = (s, vw, vw if core else 0.0, variant)
