@@ -204,7 +204,10 @@ def synthetic_catalogue(tools: list[dict[str, object]], size: int) -> list[dict[
 
 def latency(tools: list[dict[str, object]], queries: list[dict[str, object]],
             size: int = 1000) -> dict[str, float]:
-    """Index build time (median of 5) and per-query median/p95 in ms over ``size`` tools."""
+    """Index build time (median of 5) and per-query median/p95/max in ms over ``size`` tools.
+
+    The first search of a process also loads the shipped word tables; it is reported apart
+    (``first_ms``) and left out of the rest."""
     docs = search_docs(synthetic_catalogue(tools, size))
     builds: list[float] = []
     for _ in range(5):
@@ -217,10 +220,10 @@ def latency(tools: list[dict[str, object]], queries: list[dict[str, object]],
         start = time.perf_counter()
         index.search(str(q["query"]), 5)
         times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return {"docs": float(len(index)), "build_ms": build_ms,
-            "median_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
-            "max_ms": times[-1]}
+    first, rest = times[0], sorted(times[1:])
+    return {"docs": float(len(index)), "build_ms": build_ms, "first_ms": first,
+            "median_ms": statistics.median(rest), "p95_ms": rest[int(0.95 * (len(rest) - 1))],
+            "max_ms": rest[-1]}
 
 
 def main() -> None:
@@ -241,7 +244,8 @@ def main() -> None:
     print("\nsummary, overall top-1 / top-5 per query set\n")
     print(format_summary(summary))
     lat = latency(tools, queries)
-    print(f"\nours over {lat['docs']:.0f} tools: build {lat['build_ms']:.1f} ms, query median "
+    print(f"\nours over {lat['docs']:.0f} tools: build {lat['build_ms']:.1f} ms, first query "
+          f"{lat['first_ms']:.1f} ms (loads the word tables), then median "
           f"{lat['median_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms, max {lat['max_ms']:.2f} ms")
     shown = {a[len("--misses="):] for a in sys.argv if a.startswith("--misses=")}
     if shown:
