@@ -831,3 +831,19 @@ def test_a_long_query_leans_on_descriptions() -> None:
     assert [h.name for h in hits] == ["mcp__hz__rebuild_server", "mcp__hz__create_image"]
     # each described word counts for more in a long query than its field weight alone
     assert hits[0].score > 8 * hits[1].score
+
+
+def test_a_verb_after_a_subject_describes_its_noun() -> None:
+    index = SearchIndex([mcp("docs", "send_document", "Send a document to its recipients."),
+                         mcp("docs", "list_documents", "List documents, newest first."),
+                         mcp("docs", "get_document", "Get a document.")])
+    assert names(index, "show the documents we sent", 1) == ["mcp__docs__list_documents"]
+    assert names(index, "send the document", 1) == ["mcp__docs__send_document"]
+
+
+def test_revoking_and_cleaning_up_are_deleting() -> None:
+    index = SearchIndex([mcp("ms", "create-key", "Create an API key."),
+                         mcp("ms", "delete-key", "Delete an API key."),
+                         mcp("ms", "get-keys", "List API keys.")])
+    assert names(index, "revoke a meilisearch API key", 1) == ["mcp__ms__delete-key"]
+    assert names(index, "clean up old keys", 1) == ["mcp__ms__delete-key"]

@@ -217,8 +217,8 @@ def _is_question(tokens: list[str]) -> bool:
 def _qualifiers(tokens: list[str]) -> set[str]:
     """Verbs that describe rather than ask: participles that qualify a noun (``running
     containers``, ``tasks completed today``; not the first word, and before a word or after a
-    plural) and, in a question, any participle or verb after a subject (``what is building``,
-    ``did we ship``).
+    plural), any verb after a subject (``the documents we sent``) and, in a question, any
+    participle (``what is building``).
     """
     found: set[str] = set()
     question = _is_question(tokens)
@@ -231,6 +231,11 @@ def _qualifiers(tokens: list[str]) -> set[str]:
         if question:
             if participle or (i > 0 and tokens[i - 1] in SUBJECTS):
                 found.add(tok)
+            continue
+        if k > 0 and tokens[i - 1] in SUBJECTS and tokens[i - 1] != "to":
+            # A clause after the request describes its noun (``the document I sent``,
+            # ``targets snyk is monitoring``).
+            found.add(tok)
             continue
         if not participle or k == 0:
             continue

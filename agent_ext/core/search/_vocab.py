@@ -681,7 +681,8 @@ ACTION_FAMILIES = {
     "search": "search find query locate discover filter scan seek",
     "update": "update edit modify change patch alter set rename replace configure adjust mark "
               "toggle enable disable assign manage move transition complete close resolve reopen",
-    "delete": "delete remove destroy erase drop purge trash discard archive clear cancel unset",
+    "delete": "delete remove destroy erase drop purge trash discard archive clear cancel unset "
+              "revoke cleanup prune",
     "run": "run execute invoke call trigger start launch spawn exec evaluate query",
     "send": "send post publish submit dispatch deliver reply notify dm",
     "navigate": "navigate go goto visit open browse",
