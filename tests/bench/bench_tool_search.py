@@ -7,10 +7,10 @@ index over 1,000 tools. More tables follow, each over the sample and extra catal
 own, then a summary. Every split adds 8 to 12 servers that are in no other catalogue, and its
 queries were written by someone who never saw the scorer. ``dev*`` splits were meant for tuning;
 ``holdout*`` splits were kept apart until measured once, then joined the tuning splits
-(``holdout``, ``holdout2``, ``holdout3``, ``holdout5``). ``holdout5``'s queries were written
-from the tool names alone, as a model sees deferred tools; so were ``holdout6``'s and
-``holdout7``'s. ``holdout4``, ``holdout6`` and ``holdout7`` are kept apart from any tuning, to
-estimate accuracy on unseen servers.
+(``holdout``, ``holdout2``, ``holdout3``, ``holdout5``, ``holdout7``). ``holdout5``'s,
+``holdout6``'s and ``holdout7``'s queries were written from the tool names alone, as a model
+sees deferred tools. ``holdout4`` and ``holdout6`` are kept apart from any tuning, to estimate
+accuracy on unseen servers.
 ``--misses=<set>|all`` lists misses of the tuning sets; a held-out set's must be asked for by
 name.
 """
@@ -46,8 +46,9 @@ CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.j
               "holdout3": "holdout3_catalogue.json", "dev4": "dev4_catalogue.json",
               "holdout4": "holdout4_catalogue.json", "holdout5": "holdout5_catalogue.json",
               "holdout6": "holdout6_catalogue.json", "holdout7": "holdout7_catalogue.json"}
-TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3", "holdout3", "dev4", "holdout5")
-HELD_OUT = ("holdout4", "holdout6", "holdout7")
+TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3", "holdout3", "dev4", "holdout5",
+                 "holdout7")
+HELD_OUT = ("holdout4", "holdout6")
 TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]
 
