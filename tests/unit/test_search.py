@@ -847,3 +847,10 @@ def test_revoking_and_cleaning_up_are_deleting() -> None:
                          mcp("ms", "get-keys", "List API keys.")])
     assert names(index, "revoke a meilisearch API key", 1) == ["mcp__ms__delete-key"]
     assert names(index, "clean up old keys", 1) == ["mcp__ms__delete-key"]
+
+
+def test_a_current_user_tool_answers_who_am_i() -> None:
+    index = SearchIndex([mcp("bk", "current_user", "Get the user that owns the API token."),
+                         mcp("bk", "list_agents", "List agents."),
+                         mcp("sentry", "whoami", "Who the token belongs to.")])
+    assert names(index, "who am I authenticated as on bk", 1) == ["mcp__bk__current_user"]

@@ -81,7 +81,7 @@ EQUIVALENTS = (
     "quantity qty",
     "amount amt",
     "text txt",
-    "whoami who_am_i",
+    "whoami who_am_i current_user",
     "text_box textbox",
     "dropdown drop_down",
     "popup pop_up",
