@@ -77,7 +77,8 @@ ACTION_CONFLICT = 0.1
 NUMBER_AGREE, NUMBER_CLASH = 0.06, 0.06
 NAME_FRAGMENT, FRAGMENT_MIN = 1.0, 6
 HEAD_NOUN, HEAD_VARIANT, HEAD_UNMARKED = 0.2, 0.85, 0.5
-# A long query describes what it wants: description words count more past this many terms.
+# A long query describes what it wants: words matched in a description or parameter count more
+# for each full term past this many.
 LONG_DESC, LONG_FROM = 0.3, 2
 UNDONE_WORD = 0.5
 # Index shape.
