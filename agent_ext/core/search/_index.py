@@ -816,6 +816,7 @@ class SearchIndex:
                 if variants.get(rel, 0.0) < weight:
                     variants[rel] = weight
         loose = self._add_neighbours(item, variants) if not item.soft else frozenset()
+        # A soft item with no raw words is a thesaurus hint (see ``Item``).
         weight = 1.0 if not item.soft else SOFT_TERM if item.raw else HINT_TERM
         return _Term(item.word, item.raw, variants, weight, required,
                      frozenset(spellings), loose)

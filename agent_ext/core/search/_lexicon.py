@@ -20,7 +20,12 @@ from ._vocab import (
 
 
 class Item(NamedTuple):
-    """One normalised word of a text; ``soft`` marks a part of a folded phrase or compound."""
+    """One normalised word of a text and ``raw``, the words it was read from.
+
+    ``soft`` marks a part of a folded phrase or compound, or, with an empty ``raw``, the word a
+    loose thesaurus phrase hints (nothing of the text spells it); query terms weigh the two
+    apart.
+    """
 
     word: str
     soft: bool = False
