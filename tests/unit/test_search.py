@@ -258,6 +258,16 @@ def test_a_typo_is_matched_as_written_as_well_as_stemmed() -> None:
     assert names(index, "reids keys scan")[0] == "mcp__redis__scan_keys"
 
 
+def test_a_typo_of_a_written_form_reaches_its_stem() -> None:
+    # ``assignment`` is indexed as ``assign``, two edits short of its misspelling.
+    index = SearchIndex([
+        mcp("lms", "createAssignment", "Create an assignment in a course."),
+        mcp("lms", "createAnnouncement", "Post an announcement to a course."),
+        mcp("lms", "createModule", "Create a module in a course."),
+    ])
+    assert names(index, "create assignmnet in course")[0] == "mcp__lms__createAssignment"
+
+
 def test_a_typo_inside_a_phrase_still_folds_the_phrase() -> None:
     index = SearchIndex([
         mcp("gitlab", "get_merge_request", "Get a merge request."),
@@ -303,6 +313,45 @@ def test_the_query_verb_family_outranks_another_family() -> None:
     ])
     assert names(index, "comment on a card")[0] == "mcp__t__card_comments_new"
     assert names(index, "read card comments")[0] == "mcp__t__card_comments_fetch"
+
+
+def test_a_noun_made_from_a_verb_is_not_the_verb() -> None:
+    index = SearchIndex([
+        mcp("lms", "getAssignment", "Get one assignment with its rubric and due date."),
+        mcp("lms", "listAssignments", "List the assignments of a course."),
+        mcp("lms", "assignGrader", "Assign a grader to a course."),
+    ])
+    # ``assignment`` is neither the query's verb nor the tools' verb; it is their head noun.
+    assert index._query_actions("assignment due dates") is None
+    assert index._docs[0].actions == frozenset({"read"})
+    assert index._docs[0].head == index._docs[1].head
+    assert names(index, "assignment due dates")[0] != "mcp__lms__assignGrader"
+
+
+def test_a_leading_word_whose_synonyms_are_verbs_is_a_verb() -> None:
+    index = SearchIndex([
+        mcp("am", "create_silence", "Create a silence that mutes alerts until it ends."),
+        mcp("am", "list_silences", "List silences, active and ended."),
+        mcp("am", "expire_silence", "Expire a silence now, ending it."),
+    ])
+    # ``end`` is in no verb family, but it means stop or cancel; it does not make a silence.
+    assert index._query_actions("end an alertmanager silence") == frozenset(
+        {"stop", "delete", "kill"})
+    assert names(index, "end an alertmanager silence")[0] != "mcp__am__create_silence"
+
+
+def test_of_tools_about_one_thing_those_doing_the_asked_thing_come_first() -> None:
+    index = SearchIndex([mcp("eb", name, text) for name, text in (
+        ("get_event", "Get details of an event by ID."),
+        ("create_event", "Create a draft event for an organization."),
+        ("publish_event", "Publish a draft event so it goes live."),
+        ("unpublish_event", "Unpublish a live event, back to a draft."),
+        ("cancel_event", "Cancel an event with no completed orders."),
+        ("delete_event", "Delete an event with no completed orders."),
+    )])
+    # ``unpublish`` matches ``draft`` in its description, but cancelling is a kind of deleting.
+    assert names(index, "erase a draft event")[:2] == ["mcp__eb__delete_event",
+                                                       "mcp__eb__cancel_event"]
 
 
 def test_open_before_a_plural_is_a_state_not_a_verb() -> None:

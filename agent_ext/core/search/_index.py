@@ -81,6 +81,9 @@ HEAD_NOUN, HEAD_VARIANT, HEAD_UNMARKED = 0.2, 0.85, 0.5
 # for each full term past this many.
 LONG_DESC, LONG_FROM = 0.3, 2
 UNDONE_WORD = 0.5
+NOMINAL_ENDINGS = ("ment", "tion", "sion", "ing")
+VERB_SYNONYM = 0.8
+SIBLING_CONFLICT = 0.15
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
@@ -355,6 +358,13 @@ def _is_plural(raw: str, word: str) -> bool:
         len(raw) > 3 or _LEXICON.normalize(raw[:-1]) == word)
 
 
+def _is_nominal(raw: str, word: str) -> bool:
+    """Whether a written word is a noun made from its stem's verb (``deployment``, ``location``),
+    which names a thing, not the action."""
+    single = raw[:-1] if raw.endswith("s") else raw
+    return single.endswith(NOMINAL_ENDINGS) and len(word) < len(single)
+
+
 def _plural(term: _Term) -> bool:
     """Whether the query wrote this term as a plural noun."""
     return _is_plural(term.raw, term.word)
@@ -371,6 +381,10 @@ class SearchIndex:
         vocab = {item.word for p in parsed for items in p[1].values() for item in items}
         self._prose = {item.word for p in parsed for f in ("hint", "head", "rest")
                        for item in p[1][f]}
+        # Words as written, for typos of a form the stem is far from (``assignmnet``: assign).
+        self._written = {item.raw: item.word for p in parsed for items in p[1].values()
+                         for item in items
+                         if item.raw != item.word and item.raw.isalpha() and not item.soft}
         for i, (doc, fields) in enumerate(parsed):
             self._add_doc(i, doc, fields, prefixes.get(_split_name(doc)[0] or (doc.server or "")),
                           vocab)
@@ -453,7 +467,7 @@ class SearchIndex:
             if item.raw in NAME_FILLERS:
                 past_filler = past_filler or bool(head_words)
             elif not past_filler and not item.soft and item.word not in server_like \
-                    and item.word not in _LEXICON.actions:
+                    and (item.word not in _LEXICON.actions or _is_nominal(item.raw, item.word)):
                 head_words.append(item.word)
             if item.word in server_like:
                 put(item.word, SERVER)
@@ -465,7 +479,7 @@ class SearchIndex:
                     core.add(item.word)
                     number.setdefault(item.word, _is_plural(item.raw, item.word))
                     families = _LEXICON.actions.get(item.word)
-                    if families:
+                    if families and not _is_nominal(item.raw, item.word):
                         actions.append(families)
                         if number[item.word] and len(actions) == 1:
                             plural_first = True
@@ -589,7 +603,7 @@ class SearchIndex:
             return cached
         if self._grams is None:
             grams: dict[str, set[str]] = defaultdict(set)
-            for w in self._postings:
+            for w in itertools.chain(self._postings, self._written):
                 if len(w) >= 3 and w.isalpha() and w not in _FUNCTION_WORDS:
                     for g in bigrams(w):
                         grams[g].add(w)
@@ -609,7 +623,10 @@ class SearchIndex:
             ):
                 continue
             if cand != word and damerau_within(word, cand, limit):
-                found[cand] = TYPO_1 if damerau_within(word, cand, 1) else TYPO_2
+                stem = cand if cand in self._postings else self._written[cand]
+                weight = TYPO_1 if damerau_within(word, cand, 1) else TYPO_2
+                if stem != word and found.get(stem, 0.0) < weight:
+                    found[stem] = weight
         best = dict(sorted(found.items(), key=lambda kv: (-kv[1], -len(self._postings[kv[0]])))
                     [:MAX_TYPO_CANDIDATES])
         if len(self._typo_cache) < 4096:
@@ -930,7 +947,7 @@ class SearchIndex:
             return SearchOutcome([], len(base))
         # The remaining factors lie within [low, high]; a tool whose best case is below the
         # limit-th worst case cannot reach the top, so it is counted but not scored further.
-        low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT)
+        low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT) * (1.0 - SIBLING_CONFLICT)
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
@@ -939,6 +956,7 @@ class SearchIndex:
         head, head_weight = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
+        siblings: dict[tuple[frozenset[str], str], list[tuple[int, _DocInfo]]] = defaultdict(list)
         for score, doc, coverage in base:
             if score < cut:
                 continue
@@ -961,6 +979,16 @@ class SearchIndex:
             elif many and info.action & MANY_FAMILIES and verbs & MANY_FAMILIES:
                 final *= 1.0 + IMPLIED_MANY
             ranked.append((final, info.name))
+            if info.head is not None and verbs is not None:
+                siblings[(info.server_words, info.head)].append((len(ranked) - 1, info))
+        for members in siblings.values():
+            # Tools of one server about one thing differ by what they do to it: where some do
+            # what the query asks, the others are further from it.
+            doing = [bool(verbs and info.actions & verbs) for _, info in members]
+            if any(doing) and not all(doing):
+                for (m, _), does in zip(members, doing, strict=True):
+                    if not does:
+                        ranked[m] = (ranked[m][0] * (1.0 - SIBLING_CONFLICT), ranked[m][1])
         best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
         top = [SearchHit(name, round(score, 4)) for score, name in best]
         return SearchOutcome(top, len(base))
@@ -986,7 +1014,8 @@ class SearchIndex:
                          and tok in t.raw.lower().split()), None)
             if term is None:
                 word = _LEXICON.normalize(tok)
-                if word in _LEXICON.actions or word in self._server_vocab:
+                if (word in _LEXICON.actions and not _is_nominal(tok, word)) \
+                        or word in self._server_vocab:
                     continue
                 term = next((t for t in terms if t.word == word and t.weight == 1.0), None)
                 if term is None:
@@ -1077,9 +1106,13 @@ class SearchIndex:
             if families is None:
                 if content == 1 and i + 1 < len(tokens) and tokens[i + 1] in NOUN_VERB_CUES \
                         and not _is_plural(tok, word) and not tok.endswith("ed"):
-                    return NOUN_VERB_FAMILIES
+                    # A word whose synonyms are verbs is one too (``end``: stop, cancel).
+                    like = [_LEXICON.actions[w] for w, vw in _LEXICON.related.get(word, {}).items()
+                            if vw >= VERB_SYNONYM and w in _LEXICON.actions]
+                    return frozenset().union(*like) if like else NOUN_VERB_FAMILIES
                 continue
-            if _is_plural(tok, word) or tok.endswith(("ed", "ing")) or tok in _LEXICON.past_forms:
+            if _is_plural(tok, word) or tok.endswith(("ed", "ing")) or tok in _LEXICON.past_forms \
+                    or _is_nominal(tok, word):
                 continue
             if word in ADJECTIVE_VERBS and any(
                 _is_plural(t, _LEXICON.normalize(t))

@@ -680,7 +680,8 @@ ACTION_FAMILIES = {
     "list": "list enumerate browse all index",
     "search": "search find query locate discover filter scan seek",
     "update": "update edit modify change patch alter set rename replace configure adjust mark "
-              "toggle enable disable assign manage move transition complete close resolve reopen",
+              "toggle enable disable assign manage move transition complete close resolve reopen "
+              "amend",
     "delete": "delete remove destroy erase drop purge trash discard archive clear cancel unset "
               "revoke cleanup prune",
     "run": "run execute invoke call trigger start launch spawn exec evaluate query",
