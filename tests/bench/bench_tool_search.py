@@ -10,9 +10,10 @@ queries were written by someone who never saw the scorer. ``dev*`` splits were m
 (``holdout``, ``holdout2``, ``holdout3``, ``holdout5``, ``holdout7``, ``holdout8``).
 ``holdout5``'s, ``holdout6``'s and ``holdout7``'s queries were written from the tool names
 alone, as a model sees deferred tools. ``holdout8``'s follow the issue's own mix of kinds
-(paraphrases, synonyms, name parts, server names, plurals, abbreviations, typos); the seed
-scorer does about as well on it as on the hidden benchmark. ``holdout4`` and ``holdout6`` are
-kept apart from any tuning, to estimate accuracy on unseen servers.
+(paraphrases, synonyms, name parts, server names, plurals, abbreviations, typos), and so do
+``holdout9``'s; the seed scorer does about as well on them as on the hidden benchmark.
+``holdout4``, ``holdout6`` and ``holdout9`` are kept apart from any tuning, to estimate accuracy
+on unseen servers.
 ``--misses=<set>|all`` lists misses of the tuning sets; a held-out set's must be asked for by
 name.
 """
@@ -48,10 +49,10 @@ CATALOGUES = {"sample": "mcp_catalogue_sample.json", "extra": "extra_catalogue.j
               "holdout3": "holdout3_catalogue.json", "dev4": "dev4_catalogue.json",
               "holdout4": "holdout4_catalogue.json", "holdout5": "holdout5_catalogue.json",
               "holdout6": "holdout6_catalogue.json", "holdout7": "holdout7_catalogue.json",
-              "holdout8": "holdout8_catalogue.json"}
+              "holdout8": "holdout8_catalogue.json", "holdout9": "holdout9_catalogue.json"}
 TUNING_SPLITS = ("dev", "dev2", "holdout", "holdout2", "dev3", "holdout3", "dev4", "holdout5",
                  "holdout7", "holdout8")
-HELD_OUT = ("holdout4", "holdout6")
+HELD_OUT = ("holdout4", "holdout6", "holdout9")
 TUNING_SETS = ("sample", "extra")
 Searcher = Callable[[str], Sequence[str]]
 
