@@ -6,8 +6,9 @@ server/prefix > hint > description > parameters). A term counts as much as its b
 is rare, and less when it is a verb that describes (``running containers``) rather than asks. A
 tool's score then grows with how much of the query it matches, how much of its name the query
 covers and whether the query names its server, and is nudged by what the query's verb asks (a
-read, a create, ...; a question asks to look) against the verb of the name, and by plural
-against singular.
+read, a create, ...; a question asks to look) against the verb of the name, more so when a
+tool of the same server about the same thing does what the query asks, and by plural against
+singular.
 """
 
 from __future__ import annotations
