@@ -315,6 +315,21 @@ def test_the_query_verb_family_outranks_another_family() -> None:
     assert names(index, "read card comments")[0] == "mcp__t__card_comments_fetch"
 
 
+def test_a_server_name_ending_in_s_is_not_a_plural() -> None:
+    def ranked(server: str) -> list[tuple[str, float]]:
+        index = SearchIndex([mcp(server, name, text) for name, text in (
+            ("getAssignment", "Get an assignment."),
+            ("listAssignments", "List the assignments of a course."),
+            ("getCourse", "Get a course."),
+            ("listCourses", "List courses."),
+        )])
+        hits = index.search(f"{server} get assignment details", 4).hits
+        return [(h.name.split("__")[-1], h.score) for h in hits]
+
+    # ``canvas`` reads as the plural of ``canva``; it must not ask for many, as ``moodle`` does not.
+    assert ranked("canvas") == ranked("moodle")
+
+
 def test_a_noun_made_from_a_verb_is_not_the_verb() -> None:
     index = SearchIndex([
         mcp("lms", "getAssignment", "Get one assignment with its rubric and due date."),
