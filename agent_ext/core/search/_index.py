@@ -90,6 +90,7 @@ PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
 MAX_PARTICLE_GAP = 2
 GLUED_MIN = 4
+WRITTEN_GAP = 3
 
 _LEXICON = Lexicon.build()
 # Words no typo is taken to mean: a misspelt query word is a content word.
@@ -382,10 +383,12 @@ class SearchIndex:
         vocab = {item.word for p in parsed for items in p[1].values() for item in items}
         self._prose = {item.word for p in parsed for f in ("hint", "head", "rest")
                        for item in p[1][f]}
-        # Words as written, for typos of a form the stem is far from (``assignmnet``: assign).
+        # Words as written, for typos of a form its stem is too far from to be reached through
+        # the stem (``assignmnet``: assignment, stem assign).
         self._written = {item.raw: item.word for p in parsed for items in p[1].values()
                          for item in items
-                         if item.raw != item.word and item.raw.isalpha() and not item.soft}
+                         if len(item.raw) - len(item.word) >= WRITTEN_GAP and item.raw.isalpha()
+                         and not item.soft}
         for i, (doc, fields) in enumerate(parsed):
             self._add_doc(i, doc, fields, prefixes.get(_split_name(doc)[0] or (doc.server or "")),
                           vocab)
