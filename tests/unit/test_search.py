@@ -330,6 +330,17 @@ def test_a_server_name_ending_in_s_is_not_a_plural() -> None:
     assert ranked("canvas") == ranked("moodle")
 
 
+def test_an_irregular_plural_is_its_noun_and_a_plural() -> None:
+    index = SearchIndex([
+        mcp("algolia", "algolia_list_indices", "List the indices of the application."),
+        mcp("algolia", "algolia_list_api_keys", "List the API keys of the application."),
+        mcp("algolia", "algolia_browse_index", "Browse every record of an index."),
+    ])
+    # ``indices`` is ``index`` written as a plural, so asking for indexes finds the list.
+    assert names(index, "algolia indexes")[0] == "mcp__algolia__algolia_list_indices"
+    assert names(index, "list every index")[0] == "mcp__algolia__algolia_list_indices"
+
+
 def test_a_noun_made_from_a_verb_is_not_the_verb() -> None:
     index = SearchIndex([
         mcp("lms", "getAssignment", "Get one assignment with its rubric and due date."),

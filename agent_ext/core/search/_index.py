@@ -355,7 +355,9 @@ def _drop_negated(query: str) -> str:
 
 def _is_plural(raw: str, word: str) -> bool:
     """Whether a written word is the plural of its stem (``boards``, ``repos``, ``prs``, ``mrs``,
-    not ``status`` or ``gas``)."""
+    ``indices``, not ``status`` or ``gas``)."""
+    if raw in _LEXICON.plural_forms:
+        return True
     return raw.endswith("s") and raw != word and not raw.endswith("ss") and (
         len(raw) > 3 or _LEXICON.normalize(raw[:-1]) == word)
 

@@ -11,6 +11,7 @@ from ._vocab import (
     ACTION_FAMILIES,
     EQUIVALENTS,
     EXPANSIONS,
+    IRREGULAR_PLURALS,
     IRREGULAR_VERBS,
     OTHER_ACTIONS,
     PARTICLES,
@@ -61,7 +62,9 @@ class Lexicon:
     hint_starts: set[str] = field(default_factory=set)
     actions: dict[str, frozenset[str]] = field(default_factory=dict)
     particle_verbs: dict[str, set[str]] = field(default_factory=dict)
+    # Irregular forms as written: past forms of verbs, plurals of nouns (``indices``).
     past_forms: set[str] = field(default_factory=set)
+    plural_forms: set[str] = field(default_factory=set)
     _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     longest_phrase: int = 1
     # Thesaurus alternatives that change nothing: the vocabulary or an earlier line has them.
@@ -77,6 +80,10 @@ class Lexicon:
             for form in forms:
                 lex._entry(form, target)
                 lex.past_forms.add(form)
+        for line in IRREGULAR_PLURALS:
+            head, plural = line.split()
+            lex._entry(plural, lex._entry(head, None))
+            lex.plural_forms.add(plural)
         for line in EQUIVALENTS:
             head, *aliases = line.split()
             target = lex._entry(head, None)

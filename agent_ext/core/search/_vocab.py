@@ -212,6 +212,22 @@ IRREGULAR_VERBS = (
     "go went gone",
 )
 
+# Irregular plurals of nouns: each line is the noun, then its plural, which folds into it.
+# ``people`` is left out: it is more often who does something than what a tool lists.
+IRREGULAR_PLURALS = (
+    "index indices",
+    "vertex vertices",
+    "matrix matrices",
+    "appendix appendices",
+    "analysis analyses",
+    "criterion criteria",
+    "child children",
+    "leaf leaves",
+    "shelf shelves",
+    "half halves",
+    "mouse mice",
+)
+
 # One word standing for several: each becomes a term of its own.
 EXPANSIONS = {
     "mkdir": "create directory",
