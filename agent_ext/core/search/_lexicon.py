@@ -74,16 +74,8 @@ class Lexicon:
     def build(cls) -> Lexicon:
         """The lexicon of the shipped vocabulary."""
         lex = cls()
-        for line in IRREGULAR_VERBS:
-            head, *forms = line.split()
-            target = lex._entry(head, None)
-            for form in forms:
-                lex._entry(form, target)
-                lex.past_forms.add(form)
-        for line in IRREGULAR_PLURALS:
-            head, plural = line.split()
-            lex._entry(plural, lex._entry(head, None))
-            lex.plural_forms.add(plural)
+        lex._fold_forms(IRREGULAR_VERBS, lex.past_forms)
+        lex._fold_forms(IRREGULAR_PLURALS, lex.plural_forms)
         for line in EQUIVALENTS:
             head, *aliases = line.split()
             target = lex._entry(head, None)
@@ -135,6 +127,16 @@ class Lexicon:
                     w = w1 * w2 * HOP_SCALE
                     if c != a and w >= HOP_MIN and mine.get(c, 0.0) < w:
                         mine[c] = w
+
+    def _fold_forms(self, lines: tuple[str, ...], forms: set[str]) -> None:
+        """Fold each line's irregular forms (its later words) into its first word, and note
+        them in ``forms``."""
+        for line in lines:
+            head, *written = line.split()
+            target = self._entry(head, None)
+            for form in written:
+                self._entry(form, target)
+                forms.add(form)
 
     def _read_thesaurus(self, lines: list[str]) -> list[tuple[str, str, float]]:
         """Register the thesaurus's phrases and return its word links as (from, to, weight).
