@@ -913,16 +913,17 @@ class SearchIndex:
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
-        quantified = {t.word for t in terms if counted.intersection(t.raw.lower().split())}
-        # A server's name is a name, not a plural (``canvas``, ``jenkins``).
-        plural = {t.word for t in terms if _plural(t) and t.word not in self._server_vocab}
+        # The words asked for many of: plurals (a server's name is a name, not a plural:
+        # ``canvas``, ``jenkins``) and words after a quantifier (``every project``).
+        counted_many = {t.word for t in terms if counted.intersection(t.raw.lower().split())
+                        or (_plural(t) and t.word not in self._server_vocab)}
         verbs = self._query_actions(query)
         listed = self._listed_noun(terms)
         many = listed is not None or any(
-            (t.word in plural or t.word in quantified) and t.weight == 1.0 for t in terms)
+            t.word in counted_many and t.weight == 1.0 for t in terms)
         if verbs is not None and verbs & LOOK_FAMILIES and any(
-            (t.word in plural or t.word in quantified) and t.weight == 1.0
-            and t.raw not in ASPECT_PLURALS for t in terms
+            t.word in counted_many and t.weight == 1.0 and t.raw not in ASPECT_PLURALS
+            for t in terms
         ):
             # Showing or getting things is listing them.
             verbs = verbs | MANY_FAMILIES
@@ -959,8 +960,7 @@ class SearchIndex:
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
-        numbered = [(t.word, t.word in plural or t.word == listed or t.word in quantified)
-                    for t in terms if t.raw]
+        numbered = [(t.word, t.word in counted_many or t.word == listed) for t in terms if t.raw]
         head, head_weight = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
