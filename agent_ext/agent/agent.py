@@ -156,7 +156,8 @@ class Agent:
         """Per-session state the tools share, keyed by type in the tool context."""
         services = self.context.services
         services[ReadCache] = ReadCache()
-        services[EditHistory] = EditHistory(spill_dir=self.store.session_dir / "history")
+        services[EditHistory] = EditHistory(
+            spill_dir=lambda: self.store.session_dir / "history")
         router = services[URLRouter] = URLRouter()
         register_notebook_schemes(router, self.context)
         services[TodoList] = TodoList()

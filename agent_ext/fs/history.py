@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,13 +69,17 @@ class EditHistory:
     """Thread-safe, bounded record of the session's writes, with undo.
 
     ``spill_dir`` is where before-images go when ``memory_budget`` bytes are exceeded (a
-    private folder is created inside it); without it the oldest ones are dropped.
+    private folder is created inside it); without it the oldest ones are dropped. It may be a
+    function giving the folder, asked only when the first before-image is spilled, so that a
+    session which never spills creates no folder.
     """
 
-    def __init__(self, spill_dir: str | os.PathLike[str] | None = None, *,
+    def __init__(self, spill_dir: str | os.PathLike[str] | Callable[[], Path] | None = None, *,
                  memory_budget: int = DEFAULT_MEMORY_BUDGET, max_entries: int = 10_000) -> None:
         self._records: deque[_Record] = deque()
-        self._spill_root = Path(spill_dir) if spill_dir is not None else None
+        self._spill_root: Callable[[], Path] | None = (
+            None if spill_dir is None else spill_dir if callable(spill_dir)
+            else functools.partial(Path, spill_dir))
         self._spill_dir: Path | None = None
         self._budget = memory_budget
         self._max_entries = max_entries
@@ -198,8 +204,9 @@ class EditHistory:
     def _write_spill(self, seq: int, data: bytes) -> Path:
         assert self._spill_root is not None
         if self._spill_dir is None:
-            self._spill_root.mkdir(parents=True, exist_ok=True)
-            self._spill_dir = Path(tempfile.mkdtemp(prefix="edit-history-", dir=self._spill_root))
+            root = self._spill_root()
+            root.mkdir(parents=True, exist_ok=True)
+            self._spill_dir = Path(tempfile.mkdtemp(prefix="edit-history-", dir=root))
         path = self._spill_dir / f"{seq}.before"
         atomic_write(path, data, mode=0o600)
         return path

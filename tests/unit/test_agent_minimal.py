@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from agent_ext import Agent, Kind, tool
 from agent_ext.agent import ApprovalRequest
@@ -108,4 +111,15 @@ async def test_scripted_run_finds_a_tool_then_calls_it(tmp_path: Path) -> None:
     assert "peek" in [d.name for d in second.tools]
     assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
     assert third.messages[-1].tool_returns[0].content[0].text == "value of answer"  # type: ignore[union-attr]
+    await a.aclose()
+
+
+async def test_a_session_that_never_spills_leaves_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spills = tmp_path / "tmp"
+    spills.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spills))
+    a = agent(tmp_path / "work")
+    assert (await a.call_tool("peek", {"key": "k"})).text == "value of k"
+    assert list(spills.iterdir()) == []
     await a.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
@@ -468,6 +469,17 @@ def test_session_folder_is_created_lazily(tmp_path: Path) -> None:
     b = make(tmp_path)
     b.apply(ToolResult("small"), tool_name="t")
     assert not (tmp_path / "session").exists()
+
+
+def test_session_folder_goes_with_a_store_that_was_never_cleaned_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    store = SpillStore()
+    folder = store.spill("t", "data").path.parent
+    assert folder.exists()
+    del store
+    gc.collect()
+    assert not folder.exists()
 
 
 def test_cleanup_leaves_a_folder_it_did_not_create(tmp_path: Path) -> None:

@@ -137,6 +137,24 @@ def test_over_budget_spills_to_the_session_folder(tmp_path: Path) -> None:
     assert list(spill.rglob("*.before")) == []
 
 
+def test_a_folder_given_as_a_function_is_asked_for_only_when_spilling(tmp_path: Path) -> None:
+    asked: list[Path] = []
+
+    def folder() -> Path:
+        asked.append(tmp_path / "session")
+        return asked[-1]
+
+    history = EditHistory(folder, memory_budget=100)
+    path = tmp_path / "a"
+    path.write_bytes(b"small")
+    _agent_write(history, path, b"new", "c1")
+    assert asked == []
+    path.write_bytes(b"x" * 200)
+    _agent_write(history, path, b"newer", "c2")
+    assert asked == [tmp_path / "session"]
+    assert len(list((tmp_path / "session").rglob("*.before"))) == 2
+
+
 def test_damaged_spill_copy_is_refused(tmp_path: Path) -> None:
     history = EditHistory(tmp_path / "session", memory_budget=10)
     path = tmp_path / "a"

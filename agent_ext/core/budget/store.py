@@ -7,6 +7,8 @@ import secrets
 import shutil
 import tempfile
 import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -56,7 +58,9 @@ class SpillStore:
     """A private session folder (0700) holding spilled and persisted outputs (0600 each).
 
     With ``root`` the folder is that path (created if missing); without, a fresh temporary folder.
-    It is created on first use, so sessions that never overflow leave nothing behind. Bytes are
+    It is created on first use, so sessions that never overflow leave nothing behind. A folder
+    the store created is removed by :meth:`cleanup`, or else when the store is garbage-collected
+    or the interpreter exits (a kernel shut down without closing its session). Bytes are
     counted against ``config.session_spill_bytes`` before writing, so concurrent calls cannot
     overshoot the session budget together.
     """
@@ -65,7 +69,7 @@ class SpillStore:
         self.config = config if config is not None else BudgetConfig()
         self._root = Path(root) if root is not None else None
         self._dir: Path | None = None
-        self._owns_dir = False
+        self._remover: Callable[[], object] | None = None
         self._used = 0
         self._lock = threading.Lock()
 
@@ -80,11 +84,12 @@ class SpillStore:
         with self._lock:
             if self._dir is None:
                 if self._root is None:
-                    self._dir = Path(tempfile.mkdtemp(prefix="agent_ext-"))
-                    self._owns_dir = True
+                    self._dir, owned = Path(tempfile.mkdtemp(prefix="agent_ext-")), True
                 else:
-                    self._owns_dir = _make_private_dir(self._root)
-                    self._dir = self._root
+                    self._dir, owned = self._root, _make_private_dir(self._root)
+                if owned:
+                    self._remover = weakref.finalize(self, shutil.rmtree, self._dir,
+                                                     ignore_errors=True)
             return self._dir
 
     def spill(self, tool_name: str, text: str) -> SpillRecord:
@@ -128,10 +133,10 @@ class SpillStore:
     def cleanup(self) -> None:
         """Remove the session folder if this store created it, and reset the byte count."""
         with self._lock:
-            if self._dir is not None and self._owns_dir:
-                shutil.rmtree(self._dir, ignore_errors=True)
+            if self._remover is not None:
+                self._remover()
+                self._remover = None
             self._dir = None
-            self._owns_dir = False
             self._used = 0
 
     def __enter__(self) -> SpillStore:
