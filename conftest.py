@@ -6,15 +6,18 @@ folder and no installed plugins, never the developer's own.
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
 
-def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001  (the hook's signature)
+def pytest_configure(config: pytest.Config) -> None:
     home = Path(tempfile.mkdtemp(prefix="agent_ext-test-home-"))
+    config.add_cleanup(functools.partial(shutil.rmtree, home, ignore_errors=True))
     os.environ["HOME"] = str(home)
     os.environ["AGENT_EXT_CONFIG_DIR"] = str(home / ".agent_ext")
     os.environ["AGENT_EXT_PLUGINS"] = "none"

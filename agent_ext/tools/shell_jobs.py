@@ -105,7 +105,7 @@ class ShellJobs:
 
     def __init__(self, log_dir: Path | None = None) -> None:
         self._log_dir = log_dir
-        self._own_dir = log_dir is None
+        self._remover: Callable[[], object] | None = None
         self._jobs: dict[str, ShellJob] = {}
         self._foreground: set[RunningProcess] = set()
         self._ids = itertools.count(1)
@@ -130,7 +130,12 @@ class ShellJobs:
     def log_dir(self) -> Path:
         with self._lock:
             if self._log_dir is None or not self._log_dir.exists():
+                if self._remover is not None:
+                    self._remover()
                 self._log_dir = Path(tempfile.mkdtemp(prefix="agent_ext_shell_"))
+                # Logs of a registry dropped without kill_all go when it is collected.
+                self._remover = weakref.finalize(self, shutil.rmtree, self._log_dir,
+                                                 ignore_errors=True)
             return self._log_dir
 
     def new_log(self, stem: str = "", *, eager: bool = False, head_chars: int = 5_000,
@@ -215,8 +220,9 @@ class ShellJobs:
 
     def remove_logs(self) -> None:
         with self._lock:
-            if self._own_dir and self._log_dir is not None:
-                shutil.rmtree(self._log_dir, ignore_errors=True)
+            if self._remover is not None:
+                self._remover()
+                self._remover = None
                 self._log_dir = None
 
     # -- notices -----------------------------------------------------------------------------

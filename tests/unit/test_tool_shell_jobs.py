@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import AsyncIterator
@@ -170,6 +171,15 @@ async def test_kill_all_stops_jobs_and_foreground_commands(tmp_path: Path) -> No
     assert "killed by sigterm" in result.text.lower()
     assert await asyncio.to_thread(all_dead, found)
     assert all(j.state is JobState.CANCELLED for j in jobs.jobs())
+    assert not log_dir.exists()
+
+
+def test_logs_of_a_registry_dropped_without_kill_all_are_removed() -> None:
+    jobs = ShellJobs()
+    log_dir = jobs.log_dir()
+    (log_dir / "command_1.log").write_text("output")
+    del jobs
+    gc.collect()
     assert not log_dir.exists()
 
 
