@@ -438,6 +438,16 @@ def test_a_split_phrasal_verb_is_read_whole() -> None:
     assert names(index, "kick off a build")[0] == "mcp__ci__start_build"
 
 
+def test_a_thesaurus_phrase_split_by_its_object_is_read_whole() -> None:
+    index = SearchIndex([
+        mcp("cms", "unpublish_document", "Unpublish a document."),
+        mcp("cms", "create_document", "Create a document."),
+        mcp("web", "take_screenshot", "Take a screenshot of the page."),
+    ])
+    assert names(index, "take a CMS article offline")[0] == "mcp__cms__unpublish_document"
+    assert names(index, "take a screenshot")[0] == "mcp__web__take_screenshot"
+
+
 def test_a_phrase_stands_for_its_verb() -> None:
     index = SearchIndex([
         mcp("fs", "delete_file", "Delete a file."),

@@ -88,7 +88,7 @@ SIBLING_CONFLICT = 0.15
 # Index shape.
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
-MAX_PARTICLE_GAP = 2
+MAX_PARTICLE_GAP = 3
 GLUED_MIN = 4
 WRITTEN_GAP = 3
 
@@ -193,17 +193,18 @@ def _in_phrase(words: list[str], i: int, *, hints: bool = False) -> bool:
 
 
 def _gather_particles(tokens: list[str]) -> list[str]:
-    """A verb's particle moved back next to it across a short object (``kick someone out``).
+    """A verb's particle moved back next to it across a short object (``kick someone out``,
+    ``take a CMS article offline``), where together they spell a phrase.
 
     Only particles that are seldom prepositions move, so ``log errors in prod`` stays as it is.
     """
     out = list(tokens)
     for i in range(len(out) - 2):
         particles = _LEXICON.particle_verbs.get(_LEXICON.stem_of(out[i].lower()))
-        if not particles or out[i + 1].lower() in particles:
+        if not particles or _LEXICON.stem_of(out[i + 1].lower()) in particles:
             continue
         for j in range(i + 2, min(i + 2 + MAX_PARTICLE_GAP, len(out))):
-            if out[j].lower() in particles:
+            if _LEXICON.stem_of(out[j].lower()) in particles:
                 out.insert(i + 1, out.pop(j))
                 break
     return out

@@ -14,7 +14,7 @@ from ._vocab import (
     IRREGULAR_PLURALS,
     IRREGULAR_VERBS,
     OTHER_ACTIONS,
-    PARTICLES,
+    SEPARABLE,
     POINTERS,
     RELATED,
 )
@@ -41,6 +41,7 @@ THESAURUS_LINK = 0.6
 # How strongly a one-word ``=`` alternative and its target stand for each other.
 THESAURUS_SAME = 0.9
 _THESAURUS = "thesaurus.txt"
+_SEPARABLE_STEMS = frozenset(stem(w) for w in SEPARABLE)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Lexicon:
     hint_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
     hint_starts: set[str] = field(default_factory=set)
     actions: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Per verb stem, the stems that finish its phrases after an object (``take … offline``).
     particle_verbs: dict[str, set[str]] = field(default_factory=dict)
     # Irregular forms as written: past forms of verbs, plurals of nouns (``indices``).
     past_forms: set[str] = field(default_factory=set)
@@ -203,7 +205,7 @@ class Lexicon:
             else:
                 self.phrases[parts] = target
                 self.phrase_starts.add(parts[0])
-            if not query_only and len(parts) == 2 and parts[1] in PARTICLES:
+            if len(parts) == 2 and parts[1] in _SEPARABLE_STEMS:
                 self.particle_verbs.setdefault(parts[0], set()).add(parts[1])
             self.longest_phrase = max(self.longest_phrase, len(parts))
         return target

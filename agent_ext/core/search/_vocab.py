@@ -674,6 +674,10 @@ RELATED = (
 # Particles of phrasal verbs that may stand apart from their verb (``kick someone out``); ``in``
 # and ``on`` are left out as they are far more often prepositions.
 PARTICLES = frozenset(("out", "off", "up", "down", "back", "away"))
+# Words that finish a verb phrase after its object as particles do (``take an article offline``,
+# ``make a draft live``, ``hand an issue over``).
+SEPARABLE = PARTICLES | frozenset((
+    "offline", "online", "live", "private", "public", "again", "over", "forward"))
 
 # Words that point one way only: a question word asks for any of its targets, which are not
 # thereby related to each other.
