@@ -448,6 +448,15 @@ def test_a_thesaurus_phrase_split_by_its_object_is_read_whole() -> None:
     assert names(index, "take a screenshot")[0] == "mcp__web__take_screenshot"
 
 
+def test_a_two_word_phrase_end_after_the_object_is_read_with_its_verb() -> None:
+    index = SearchIndex([
+        mcp("chat", "pin_message", "Pin a message in a chat."),
+        mcp("chat", "forward_message", "Forward a message to another chat."),
+        mcp("chat", "get_chat", "Get a chat's details."),
+    ])
+    assert names(index, "keep this message at the top of the chat")[0] == "mcp__chat__pin_message"
+
+
 def test_a_phrase_stands_for_its_verb() -> None:
     index = SearchIndex([
         mcp("fs", "delete_file", "Delete a file."),

@@ -89,6 +89,7 @@ SIBLING_CONFLICT = 0.15
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
 MAX_PARTICLE_GAP = 3
+ARTICLES = frozenset(("a", "an", "the"))
 GLUED_MIN = 4
 WRITTEN_GAP = 3
 
@@ -193,21 +194,41 @@ def _in_phrase(words: list[str], i: int, *, hints: bool = False) -> bool:
 
 
 def _gather_particles(tokens: list[str]) -> list[str]:
-    """A verb's particle moved back next to it across a short object (``kick someone out``,
-    ``take a CMS article offline``), where together they spell a phrase.
+    """A phrase's end moved back next to its verb across a short object (``kick someone out``,
+    ``take a CMS article offline``, ``keep this message at the top``); an article inside the
+    end stays behind.
 
-    Only particles that are seldom prepositions move, so ``log errors in prod`` stays as it is.
+    Only ends that the vocabulary and thesaurus give their verb move, and a single word only if
+    it is seldom a preposition, so ``log errors in prod`` stays as it is.
     """
     out = list(tokens)
     for i in range(len(out) - 2):
-        particles = _LEXICON.particle_verbs.get(_LEXICON.stem_of(out[i].lower()))
-        if not particles or _LEXICON.stem_of(out[i + 1].lower()) in particles:
+        ends = _LEXICON.particle_verbs.get(_LEXICON.stem_of(out[i].lower()))
+        if not ends:
             continue
-        for j in range(i + 2, min(i + 2 + MAX_PARTICLE_GAP, len(out))):
-            if _LEXICON.stem_of(out[j].lower()) in particles:
-                out.insert(i + 1, out.pop(j))
-                break
+        stems = [_LEXICON.stem_of(t.lower()) for t in out]
+        if any(tuple(stems[i + 1 : i + 1 + len(end)]) == end for end in ends):
+            continue
+        found = _phrase_end(out, stems, i, ends)
+        moved = [out[k] for k in found]
+        for k in reversed(found):
+            del out[k]
+        out[i + 1 : i + 1] = moved
     return out
+
+
+def _phrase_end(tokens: list[str], stems: list[str], verb: int,
+                ends: list[tuple[str, ...]]) -> list[int]:
+    """Where the first of ``ends`` (longest first) begins two to ``MAX_PARTICLE_GAP + 1``
+    words after the verb, skipping articles inside it: its words' positions, or none."""
+    for j in range(verb + 2, min(verb + 2 + MAX_PARTICLE_GAP, len(tokens))):
+        if tokens[j].lower() in ARTICLES:
+            continue
+        at = [k for k in range(j, len(tokens)) if tokens[k].lower() not in ARTICLES]
+        for end in ends:
+            if tuple(stems[k] for k in at[: len(end)]) == end:
+                return at[: len(end)]
+    return []
 
 
 def _is_question(tokens: list[str]) -> bool:

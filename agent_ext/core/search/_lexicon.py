@@ -14,9 +14,10 @@ from ._vocab import (
     IRREGULAR_PLURALS,
     IRREGULAR_VERBS,
     OTHER_ACTIONS,
-    SEPARABLE,
     POINTERS,
     RELATED,
+    SEPARABLE,
+    SEPARABLE_LEADS,
 )
 
 
@@ -42,6 +43,7 @@ THESAURUS_LINK = 0.6
 THESAURUS_SAME = 0.9
 _THESAURUS = "thesaurus.txt"
 _SEPARABLE_STEMS = frozenset(stem(w) for w in SEPARABLE)
+_SEPARABLE_LEAD_STEMS = frozenset(stem(w) for w in SEPARABLE_LEADS)
 
 
 @dataclass
@@ -62,8 +64,9 @@ class Lexicon:
     hint_phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
     hint_starts: set[str] = field(default_factory=set)
     actions: dict[str, frozenset[str]] = field(default_factory=dict)
-    # Per verb stem, the stems that finish its phrases after an object (``take … offline``).
-    particle_verbs: dict[str, set[str]] = field(default_factory=dict)
+    # Per verb stem, the stem runs that may finish its phrases after an object, longest first
+    # (``take … offline``, ``keep … at top``).
+    particle_verbs: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     # Irregular forms as written: past forms of verbs, plurals of nouns (``indices``).
     past_forms: set[str] = field(default_factory=set)
     plural_forms: set[str] = field(default_factory=set)
@@ -148,8 +151,8 @@ class Lexicon:
         for it (``list_vendors`` for "vendors", ``list_merchants`` for "merchants"). A ``~``
         word points at its target; a ``~`` phrase keeps its words and adds its targets, one per
         line that names it. The shipped vocabulary wins: an alternative it already spells is
-        left as it is (and noted in ``unused``), and no thesaurus phrase moves a particle
-        (``set off`` does not make ``set alarm off`` one).
+        left as it is (and noted in ``unused``). A phrase's end may stand after the verb's
+        object (``set the alarm off`` is ``set off``: trigger), see :meth:`_note_particles`.
         """
         links: list[tuple[str, str, float]] = []
         spoken = {stem(w) for line in _vocabulary_lines() for w in line.replace("_", " ").split()}
@@ -187,8 +190,20 @@ class Lexicon:
                 else:
                     self.hint_phrases.setdefault(parts, target)
                     self.hint_starts.add(parts[0])
+                    self._note_particles(parts)
                     self.longest_phrase = max(self.longest_phrase, len(parts))
         return links
+
+    def _note_particles(self, parts: tuple[str, ...]) -> None:
+        """Note a phrase whose end may stand after the verb's object: one particle, or two
+        words led by a particle or a preposition (``turn back on``, ``stick to top``)."""
+        rest = parts[1:]
+        if (len(rest) == 1 and rest[0] in _SEPARABLE_STEMS) or (
+                len(rest) == 2 and rest[0] in _SEPARABLE_LEAD_STEMS and rest[1] not in STOPWORDS):
+            known = self.particle_verbs.setdefault(parts[0], [])
+            if rest not in known:
+                known.append(rest)
+                known.sort(key=len, reverse=True)
 
     def _entry(self, entry: str, target: str | None, *, query_only: bool = False) -> str:
         parts = tuple(stem(w) for w in entry.split("_"))
@@ -205,8 +220,7 @@ class Lexicon:
             else:
                 self.phrases[parts] = target
                 self.phrase_starts.add(parts[0])
-            if len(parts) == 2 and parts[1] in _SEPARABLE_STEMS:
-                self.particle_verbs.setdefault(parts[0], set()).add(parts[1])
+            self._note_particles(parts)
             self.longest_phrase = max(self.longest_phrase, len(parts))
         return target
 

@@ -675,9 +675,11 @@ RELATED = (
 # and ``on`` are left out as they are far more often prepositions.
 PARTICLES = frozenset(("out", "off", "up", "down", "back", "away"))
 # Words that finish a verb phrase after its object as particles do (``take an article offline``,
-# ``make a draft live``, ``hand an issue over``).
+# ``make a draft live``, ``hand an issue over``); so do two words that start with one of these
+# or with a preposition (``turn the cluster back on``, ``keep this message at the top``).
 SEPARABLE = PARTICLES | frozenset((
     "offline", "online", "live", "private", "public", "again", "over", "forward"))
+SEPARABLE_LEADS = SEPARABLE | frozenset(("in", "on", "at", "to", "into", "of", "from"))
 
 # Words that point one way only: a question word asks for any of its targets, which are not
 # thereby related to each other.
