@@ -457,6 +457,16 @@ def test_a_two_word_phrase_end_after_the_object_is_read_with_its_verb() -> None:
     assert names(index, "keep this message at the top of the chat")[0] == "mcp__chat__pin_message"
 
 
+def test_a_long_phrase_matches_with_an_article_inside() -> None:
+    index = SearchIndex([
+        mcp("pm", "stories-assign-current-user", "Assign the current user to a story."),
+        mcp("pm", "stories-unassign-current-user", "Unassign the current user from a story."),
+        mcp("pm", "stories-get", "Get a story."),
+    ])
+    assert names(index, "put myself as the owner of this story")[0] == \
+        "mcp__pm__stories-assign-current-user"
+
+
 def test_a_phrase_stands_for_its_verb() -> None:
     index = SearchIndex([
         mcp("fs", "delete_file", "Delete a file."),

@@ -28,6 +28,7 @@ from ._neighbours import shipped_neighbours
 from ._tokens import NAME_FILLERS, STOPWORDS, bigrams, damerau_within, split_words, strip_token
 from ._vocab import (
     ADJECTIVE_VERBS,
+    ARTICLES,
     ASPECT_PLURALS,
     DETERMINERS,
     HOW_TO,
@@ -89,7 +90,6 @@ SIBLING_CONFLICT = 0.15
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
 MAX_PARTICLE_GAP = 3
-ARTICLES = frozenset(("a", "an", "the"))
 GLUED_MIN = 4
 WRITTEN_GAP = 3
 

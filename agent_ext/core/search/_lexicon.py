@@ -9,6 +9,7 @@ from typing import NamedTuple
 from ._tokens import STOPWORDS, split_words, stem
 from ._vocab import (
     ACTION_FAMILIES,
+    ARTICLES,
     EQUIVALENTS,
     EXPANSIONS,
     IRREGULAR_PLURALS,
@@ -280,11 +281,17 @@ class Lexicon:
     def _longest(self, words: list[str], i: int, *tables: dict[tuple[str, ...], str]
                  ) -> tuple[str, int] | None:
         """The longest run of stems at ``words[i]`` that a table holds, as (its target, length);
-        at one length, earlier tables win."""
-        for size in range(min(self.longest_phrase, len(words) - i), 1, -1):
-            key = tuple(self._word(w)[0] for w in words[i : i + size])
+        at one length, earlier tables win. A phrase of three words or more also matches with
+        an article inside it (``put myself as the owner``: put myself as owner)."""
+        for size in range(min(self.longest_phrase + 1, len(words) - i), 1, -1):
+            run = words[i : i + size]
+            key = tuple(self._word(w)[0] for w in run)
+            bare = (tuple(self._word(w)[0] for w in run if w not in ARTICLES)
+                    if run[-1] not in ARTICLES else key)
             for table in tables:
-                target = table.get(key)
+                target = table.get(key) if size <= self.longest_phrase else None
+                if target is None and 2 < len(bare) < size:
+                    target = table.get(bare)
                 if target is not None:
                     return target, size
         return None
