@@ -362,7 +362,7 @@ def test_a_leading_word_whose_synonyms_are_verbs_is_a_verb() -> None:
     ])
     # ``end`` is in no verb family, but it means stop or cancel; it does not make a silence.
     assert index._query_actions("end an alertmanager silence") == frozenset(
-        {"stop", "delete", "kill"})
+        {"stop", "delete", "kill", "terminat"})
     assert names(index, "end an alertmanager silence")[0] != "mcp__am__create_silence"
 
 

@@ -90,6 +90,8 @@ SIBLING_CONFLICT = 0.15
 PREFIX_SHARE, PREFIX_MIN_TOOLS = 0.6, 4
 MAX_DESC_WORDS = 60
 MAX_PARTICLE_GAP = 3
+# How far a tool named for a word the query negates falls (``without deleting it``).
+UNWANTED = 0.5
 GLUED_MIN = 4
 WRITTEN_GAP = 3
 
@@ -353,14 +355,16 @@ def _quantified(query: str) -> tuple[str, frozenset[str]]:
 _INITIALS = re.compile(r"\b([A-Za-z])[&/]([A-Za-z])\b")
 
 
-def _drop_negated(query: str) -> str:
+def _drop_negated(query: str) -> tuple[str, list[str]]:
     """The query without the words it says it does not want (``archive it without deleting
-    it``, ``so they can no longer log in``): a negation word and the content word after it."""
+    it``, ``so they can no longer log in``): a negation word and the content word after it; and
+    those content words."""
     tokens = query.split()
     low = [strip_token(t).lower().replace("'", "").replace("\u2019", "") for t in tokens]
     if not NEGATIONS.intersection(low):
-        return query
+        return query, []
     keep: list[str] = []
+    dropped: list[str] = []
     dropping = False
     for token, word in zip(tokens, low, strict=True):
         if word in NEGATIONS:
@@ -370,9 +374,10 @@ def _drop_negated(query: str) -> str:
             if word in STOPWORDS or word in NEGATION_FILLERS:
                 continue
             dropping = False
+            dropped.append(word)
             continue
         keep.append(token)
-    return " ".join(keep)
+    return " ".join(keep), dropped
 
 
 def _is_plural(raw: str, word: str) -> bool:
@@ -931,7 +936,10 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         """The best ``limit`` tools for ``query``, best first, and how many matched at all."""
-        query, counted = _quantified(_INITIALS.sub(r"\1\2", _drop_negated(query)))
+        query, unwanted = _drop_negated(query)
+        query, counted = _quantified(_INITIALS.sub(r"\1\2", query))
+        # A tool named for what the query says it does not want (``without deleting it``).
+        unwanted_words = {_LEXICON.normalize(w) for w in unwanted}
         terms = self._terms(query)
         if not terms:
             return SearchOutcome([], 0)
@@ -978,7 +986,8 @@ class SearchIndex:
             return SearchOutcome([], len(base))
         # The remaining factors lie within [low, high]; a tool whose best case is below the
         # limit-th worst case cannot reach the top, so it is counted but not scored further.
-        low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT) * (1.0 - SIBLING_CONFLICT)
+        low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT) * (1.0 - SIBLING_CONFLICT) \
+            * (1.0 - UNWANTED)
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
@@ -994,6 +1003,8 @@ class SearchIndex:
             final = score * (1.0 + COVERAGE_BONUS * coverage)
             if fragments and any(f in info.compact for f in fragments):
                 final *= 1.0 + NAME_FRAGMENT
+            if unwanted_words & info.name_words:
+                final *= 1.0 - UNWANTED
             if head and info.head in head:
                 final *= 1.0 + HEAD_NOUN * head_weight
             agree = sum((1 if plural == info.number[word] else -1)

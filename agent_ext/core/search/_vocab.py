@@ -719,7 +719,9 @@ OTHER_ACTIONS = (
     "unlock mute unmute pause resume restore stop kill ban kick apply retry promote acknowledge "
     "explain count aggregate export import sync install uninstall resize print save sign track "
     "record attach detach link unlink react pin unpin schedule book translate summarize analyze "
-    "upgrade capture screenshot snapshot play"
+    "upgrade capture screenshot snapshot play terminate suspend unsuspend activate deactivate "
+    "reactivate unarchive rebuild redeploy rerun resend forward transfer unassign enroll grant "
+    "rotate renew void snooze dismiss escalate split unpublish unpause"
 )
 # The families that only look: a query naming no verb most likely wants one of these.
 READ_FAMILIES = frozenset(("read", "list", "search"))
