@@ -457,6 +457,15 @@ def test_a_two_word_phrase_end_after_the_object_is_read_with_its_verb() -> None:
     assert names(index, "keep this message at the top of the chat")[0] == "mcp__chat__pin_message"
 
 
+def test_a_phrase_gathered_across_its_object_is_the_query_verb() -> None:
+    index = SearchIndex([
+        mcp("billing", "pause_subscription", "Pause a subscription."),
+        mcp("billing", "create_customer", "Create a customer."),
+    ])
+    assert index._query_actions("put a customer's plan on hold") == frozenset({"paus"})
+    assert index._query_actions("put a customer's plan in the list") != frozenset({"paus"})
+
+
 def test_a_long_phrase_matches_with_an_article_inside() -> None:
     index = SearchIndex([
         mcp("pm", "stories-assign-current-user", "Assign the current user to a story."),

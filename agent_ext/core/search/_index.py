@@ -221,10 +221,17 @@ def _gather_particles(tokens: list[str]) -> list[str]:
 
 def _phrase_end(tokens: list[str], stems: list[str], verb: int,
                 ends: list[tuple[str, ...]]) -> list[int]:
-    """Where the first of ``ends`` (longest first) begins two to ``MAX_PARTICLE_GAP + 1``
-    words after the verb, skipping articles inside it: its words' positions, or none."""
-    for j in range(verb + 2, min(verb + 2 + MAX_PARTICLE_GAP, len(tokens))):
+    """Where the first of ``ends`` (longest first) begins after an object of one to
+    ``MAX_PARTICLE_GAP`` words besides articles, skipping articles inside it: its words'
+    positions, or none."""
+    gap = 0
+    for j in range(verb + 1, len(tokens)):
         if tokens[j].lower() in ARTICLES:
+            continue
+        if gap > MAX_PARTICLE_GAP:
+            break
+        gap += 1
+        if gap == 1:
             continue
         at = [k for k in range(j, len(tokens)) if tokens[k].lower() not in ARTICLES]
         for end in ends:
@@ -1119,7 +1126,7 @@ class SearchIndex:
         that thing. A question (``what is building now``, ``did the build pass``) asks to look,
         whatever its verb.
         """
-        tokens = _query_words(query)
+        tokens = _gather_particles(_query_words(query))
         if _is_question(tokens):
             return None
         content = 0

@@ -200,7 +200,8 @@ class Lexicon:
         words led by a particle or a preposition (``turn back on``, ``stick to top``)."""
         rest = parts[1:]
         if (len(rest) == 1 and rest[0] in _SEPARABLE_STEMS) or (
-                len(rest) == 2 and rest[0] in _SEPARABLE_LEAD_STEMS and rest[1] not in STOPWORDS):
+                len(rest) == 2 and rest[0] in _SEPARABLE_LEAD_STEMS
+                and (rest[0] in _SEPARABLE_STEMS or rest[1] not in STOPWORDS)):
             known = self.particle_verbs.setdefault(parts[0], [])
             if rest not in known:
                 known.append(rest)
