@@ -7,6 +7,7 @@ import time
 import pytest
 
 from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
+from agent_ext.core.search._index import _drop_negated
 
 
 def mcp(server: str, tool: str, description: str = "", **kw: object) -> SearchDoc:
@@ -664,6 +665,20 @@ def test_negated_words_leave_the_query(services: SearchIndex) -> None:
     assert names(services, "entry deleted", 1) == ["mcp__cms__delete_entry"]
     assert "mcp__cms__delete_entry" not in names(services, "entry not deleted", 2)
     assert "mcp__cms__delete_entry" not in names(services, "entry, don\u2019t delete it", 2)
+
+
+def test_a_negation_inside_a_thesaurus_phrase_is_kept() -> None:
+    # "did not show" is a phrase for a no-show, not "did" without "show"
+    assert _drop_negated("the attendee did not show up") == ("the attendee did not show up", [])
+    assert _drop_negated("archive it without deleting it") == ("archive it it", ["deleting"])
+
+
+def test_a_hyphened_description_word_is_also_one_word() -> None:
+    index = SearchIndex([
+        mcp("cal", "mark_absent", "Mark a past booking as a no-show."),
+        mcp("cal", "get_booking", "Get a booking."),
+    ])
+    assert names(index, "record a noshow")[0] == "mcp__cal__mark_absent"
 
 
 def test_an_identifier_fragment_points_at_the_name_that_contains_it(

@@ -156,6 +156,15 @@ def _split_name(doc: SearchDoc) -> tuple[str, str]:
     return "", doc.name
 
 
+_HYPHENED = re.compile(r"[a-z]+(?:-[a-z]+)+")
+
+
+def _hyphened(text: str) -> list[Item]:
+    """Hyphened words of a description written as one (``no-shows``: noshows)."""
+    return [Item(_LEXICON.normalize(w.replace("-", "")), raw=w)
+            for w in _HYPHENED.findall(text.lower())]
+
+
 def _param_text(parameters: Mapping[str, Any] | None) -> str:
     """Property names and string enum values of a JSON schema, as one text."""
     if not parameters:
@@ -370,11 +379,12 @@ def _drop_negated(query: str) -> tuple[str, list[str]]:
     low = [strip_token(t).lower().replace("'", "").replace("\u2019", "") for t in tokens]
     if not NEGATIONS.intersection(low):
         return query, []
+    phrased = _in_negative_phrases(low)
     keep: list[str] = []
     dropped: list[str] = []
     dropping = False
-    for token, word in zip(tokens, low, strict=True):
-        if word in NEGATIONS:
+    for k, (token, word) in enumerate(zip(tokens, low, strict=True)):
+        if word in NEGATIONS and k not in phrased:
             dropping = True
             continue
         if dropping:
@@ -385,6 +395,17 @@ def _drop_negated(query: str) -> tuple[str, list[str]]:
             continue
         keep.append(token)
     return " ".join(keep), dropped
+
+
+def _in_negative_phrases(words: list[str]) -> set[int]:
+    """Positions of words inside a phrase of the vocabulary or thesaurus that says what it
+    means with a negation (``did not show``: noshow, ``no longer working on``: unassign)."""
+    inside: set[int] = set()
+    for i in range(len(words)):
+        found = _LEXICON.phrase_at(words, i, query=True) or _LEXICON.hint_at(words, i)
+        if found is not None and NEGATIONS.intersection(words[i : i + found[1]]):
+            inside.update(range(i, i + found[1]))
+    return inside
 
 
 def _is_plural(raw: str, word: str) -> bool:
@@ -451,8 +472,8 @@ class SearchIndex:
             "tool": lex.text_items(tool_part, keep_stopwords=True),
             "server": lex.text_items(servers),
             "hint": lex.text_items(doc.search_hint),
-            "head": lex.text_items(head),
-            "rest": lex.text_items(rest),
+            "head": lex.text_items(head) + _hyphened(head),
+            "rest": lex.text_items(rest) + _hyphened(rest),
             "param": lex.text_items(_param_text(doc.parameters)),
         }
 
