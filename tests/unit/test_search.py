@@ -741,7 +741,7 @@ def test_every_thesaurus_line_is_read() -> None:
     assert len(lex.hint_phrases[("block", "by")].split()) > 1
 
 
-def test_initials_reach_adjacent_name_words_and_glued_servers() -> None:
+def test_initials_reach_adjacent_name_words_and_server_names() -> None:
     index = SearchIndex([
         mcp("posthog", "feature-flag-get-all", "All feature flags."),
         mcp("posthog", "list-errors", "Errors."),
@@ -749,8 +749,14 @@ def test_initials_reach_adjacent_name_words_and_glued_servers() -> None:
         mcp("books", "get_balance_sheet", "Balance sheet report."),
         mcp("homeassistant", "get_entities", "Entities."),
         mcp("github", "get_me", "The signed-in user."),
+        mcp("google-analytics", "run_realtime_report", "Realtime report of active users."),
+        mcp("google-analytics", "get_account_summaries", "Accounts and properties."),
+        mcp("crm", "get-activities", "Calls and meetings of active users."),
     ])
     assert names(index, "ff list", 1) == ["mcp__posthog__feature-flag-get-all"]
+    # a server's initials name it: both of its tools come before get-activities' "ga"
+    assert {n.split("__")[1] for n in names(index, "ga account summaries", 2)} == \
+        {"google-analytics"}
     assert names(index, "P&L report", 1) == ["mcp__books__get_profit_and_loss"]
     assert names(index, "ha entities", 1) == ["mcp__homeassistant__get_entities"]
     # a word the index knows is never read as initials

@@ -554,7 +554,8 @@ class SearchIndex:
                                    ("rest", DESC), ("param", PARAM)):
             for item in fields[field_name]:
                 put(item.word, weight)
-        for key, weight in self._initialisms(fields["tool"], servers, vocab).items():
+        for key, weight in self._initialisms(fields["tool"], servers, vocab,
+                                              doc.server or _split_name(doc)[0]).items():
             put(key, weight)
         for word, weight in weights.items():
             self._postings[word].append((i, weight, word in core or word in parts))
@@ -573,10 +574,11 @@ class SearchIndex:
                                    frozenset().union(*actions), number,
                                    head_words[-1] if head_words else None))
 
-    def _initialisms(self, name: list[Item], servers: set[str], vocab: set[str]
-                     ) -> dict[str, float]:
+    def _initialisms(self, name: list[Item], servers: set[str], vocab: set[str],
+                     server_name: str) -> dict[str, float]:
         """Initials of two or three adjacent name words (``feature_flag``: ff, ``profit_and_loss``:
-        pl) and of a glued server name's parts (``homeassistant``: ha), as index keys ``#ff``.
+        pl) and of the server's name (``google-analytics``: ga) or a glued one's parts
+        (``homeassistant``: ha), as index keys ``#ff``.
 
         They live apart from words, so a query reaches them only with an unknown short token.
         """
@@ -590,6 +592,9 @@ class SearchIndex:
             glued = self._compound_parts(server, vocab)
             if len(glued) == 2:
                 found.setdefault("#" + glued[0][0] + glued[1][0], SERVER)
+        spelled = split_words(server_name)
+        if 2 <= len(spelled) <= 3:
+            found.setdefault("#" + "".join(w[0] for w in spelled), SERVER)
         return found
 
     @staticmethod
