@@ -8,6 +8,7 @@ import pytest
 
 from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
 from agent_ext.core.search._index import _drop_negated
+from agent_ext.core.search._lexicon import Lexicon
 
 
 def mcp(server: str, tool: str, description: str = "", **kw: object) -> SearchDoc:
@@ -340,6 +341,10 @@ def test_an_irregular_plural_is_its_noun_and_a_plural() -> None:
     # ``indices`` is ``index`` written as a plural, so asking for indexes finds the list.
     assert names(index, "algolia indexes")[0] == "mcp__algolia__algolia_list_indices"
     assert names(index, "list every index")[0] == "mcp__algolia__algolia_list_indices"
+    # only the plural as written folds: ``leave`` (a verb) is not ``leaves``, a leaf's plural
+    lex = Lexicon.build()
+    assert lex.normalize("leaves") == lex.normalize("leaf") != lex.normalize("leave")
+    assert lex.normalize("shelve") != lex.normalize("shelves")
 
 
 def test_a_noun_made_from_a_verb_is_not_the_verb() -> None:
@@ -723,7 +728,6 @@ def test_the_shipped_neighbour_table_loads_and_is_ordered() -> None:
 def test_every_thesaurus_line_is_read() -> None:
     from importlib import resources
 
-    from agent_ext.core.search._lexicon import Lexicon
 
     text = resources.files("agent_ext.core.search").joinpath("thesaurus.txt").read_text()
     entries = [line for line in text.splitlines() if line and not line.startswith("#")]

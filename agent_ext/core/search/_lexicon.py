@@ -71,6 +71,8 @@ class Lexicon:
     # Irregular forms as written: past forms of verbs, plurals of nouns (``indices``).
     past_forms: set[str] = field(default_factory=set)
     plural_forms: set[str] = field(default_factory=set)
+    # Each irregular form's word, for that spelling only: ``leaves`` is leaf, ``leave`` is not.
+    written: dict[str, str] = field(default_factory=dict)
     _cache: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     longest_phrase: int = 1
     # Thesaurus alternatives that change nothing: the vocabulary or an earlier line has them.
@@ -136,12 +138,13 @@ class Lexicon:
 
     def _fold_forms(self, lines: tuple[str, ...], forms: set[str]) -> None:
         """Fold each line's irregular forms (its later words) into its first word, and note
-        them in ``forms``."""
+        them in ``forms``. Only the form as written folds: its stem may be another word's
+        (``leaves`` and ``leave``)."""
         for line in lines:
             head, *written = line.split()
             target = self._entry(head, None)
             for form in written:
-                self._entry(form, target)
+                self.written[form] = target
                 forms.add(form)
 
     def _read_thesaurus(self, lines: list[str]) -> list[tuple[str, str, float]]:
@@ -228,7 +231,7 @@ class Lexicon:
 
     def normalize(self, word: str) -> str:
         """The canonical stem of one lowercase word."""
-        return self._canonical(stem(word))
+        return self.written.get(word) or self._canonical(stem(word))
 
     def _canonical(self, s: str) -> str:
         """A stem's canonical form; a 3-letter plural of a known 2-letter word folds (``prs``)."""
@@ -257,7 +260,7 @@ class Lexicon:
         """(stem, canonical words) of one lowercase word, memoised."""
         hit = self._cache.get(word)
         if hit is None:
-            s = stem(word)
+            s = self.written.get(word) or stem(word)
             c = self._canonical(s)
             hit = (s, self.expansions.get(c, (c,)))
             if len(self._cache) > _CACHE_LIMIT:
