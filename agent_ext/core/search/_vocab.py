@@ -685,7 +685,8 @@ SEPARABLE_LEADS = SEPARABLE | frozenset(("in", "on", "at", "to", "into", "of", "
 # thereby related to each other.
 POINTERS = (
     (0.5, "who", ("user member person people participant contact attendee whoami invitee "
-                  "registrant subscriber follower collaborator assignee")),
+                  "registrant subscriber follower collaborator assignee teammate employee staff "
+                  "owner author reviewer")),
     (0.5, "when", "date time schedule"),
     (0.5, "where", "location place address"),
 )
