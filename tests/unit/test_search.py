@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -992,3 +994,19 @@ def test_a_current_user_tool_answers_who_am_i() -> None:
                          mcp("bk", "list_agents", "List agents."),
                          mcp("sentry", "whoami", "Who the token belongs to.")])
     assert names(index, "who am I authenticated as on bk", 1) == ["mcp__bk__current_user"]
+
+
+def test_the_best_tools_do_not_depend_on_how_many_are_asked_for() -> None:
+    # Ranking prunes tools that cannot reach the top ``limit``; a rule that looks at other
+    # tools (siblings) must judge them all, or a larger limit would reorder the top five.
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        from bench_tool_search import load_split, search_docs
+    finally:
+        sys.path.remove(str(bench))
+    tools, queries = load_split("holdout7")
+    index = SearchIndex(search_docs(tools))
+    for q in queries:
+        query = str(q["query"])
+        assert names(index, query, 5) == names(index, query, 60)[:5], query

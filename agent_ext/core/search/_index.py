@@ -213,18 +213,17 @@ def _gather_particles(tokens: list[str]) -> list[str]:
     it is seldom a preposition, so ``log errors in prod`` stays as it is.
     """
     out = list(tokens)
+    stems = [_LEXICON.stem_of(t.lower()) for t in out]
     for i in range(len(out) - 2):
-        ends = _LEXICON.particle_verbs.get(_LEXICON.stem_of(out[i].lower()))
-        if not ends:
-            continue
-        stems = [_LEXICON.stem_of(t.lower()) for t in out]
-        if any(tuple(stems[i + 1 : i + 1 + len(end)]) == end for end in ends):
+        ends = _LEXICON.particle_verbs.get(stems[i])
+        if not ends or any(tuple(stems[i + 1 : i + 1 + len(end)]) == end for end in ends):
             continue
         found = _phrase_end(out, stems, i, ends)
-        moved = [out[k] for k in found]
-        for k in reversed(found):
-            del out[k]
-        out[i + 1 : i + 1] = moved
+        for seq in (out, stems):
+            moved = [seq[k] for k in found]
+            for k in reversed(found):
+                del seq[k]
+            seq[i + 1 : i + 1] = moved
     return out
 
 
@@ -1020,7 +1019,7 @@ class SearchIndex:
         # The remaining factors lie within [low, high]; a tool whose best case is below the
         # limit-th worst case cannot reach the top, so it is counted but not scored further.
         low = (1.0 - NUMBER_CLASH) * (1.0 - ACTION_CONFLICT) * (1.0 - SIBLING_CONFLICT) \
-            * (1.0 - UNWANTED)
+            * (1.0 - UNWANTED if unwanted_words else 1.0)
         high = (1.0 + COVERAGE_BONUS) * (1.0 + NUMBER_AGREE) * (1.0 + IMPLIED_READ + IMPLIED_MANY) \
             * (1.0 + NAME_FRAGMENT) * (1.0 + HEAD_NOUN)
         cut = heapq.nlargest(limit, (b[0] for b in base))[-1] * low / high
@@ -1028,7 +1027,7 @@ class SearchIndex:
         head, head_weight = self._head_words(query, terms)
         fragments = _fragments(query)
         ranked: list[tuple[float, str]] = []
-        siblings: dict[tuple[frozenset[str], str], list[tuple[int, _DocInfo]]] = defaultdict(list)
+        yielding = self._yielding_siblings(base, verbs)
         for score, doc, coverage in base:
             if score < cut:
                 continue
@@ -1052,20 +1051,27 @@ class SearchIndex:
                 final *= 1.0 - ACTION_CONFLICT
             elif many and info.action & MANY_FAMILIES and verbs & MANY_FAMILIES:
                 final *= 1.0 + IMPLIED_MANY
+            if doc in yielding:
+                final *= 1.0 - SIBLING_CONFLICT
             ranked.append((final, info.name))
-            if info.head is not None and verbs is not None:
-                siblings[(info.server_words, info.head)].append((len(ranked) - 1, info))
-        for members in siblings.values():
-            # Tools of one server about one thing differ by what they do to it: where some do
-            # what the query asks, the others are further from it.
-            doing = [bool(verbs and info.actions & verbs) for _, info in members]
-            if any(doing) and not all(doing):
-                for (m, _), does in zip(members, doing, strict=True):
-                    if not does:
-                        ranked[m] = (ranked[m][0] * (1.0 - SIBLING_CONFLICT), ranked[m][1])
         best = heapq.nsmallest(limit, ranked, key=lambda p: (-round(p[0], 9), p[1]))
         top = [SearchHit(name, round(score, 4)) for score, name in best]
         return SearchOutcome(top, len(base))
+
+    def _yielding_siblings(self, base: list[tuple[float, int, float]],
+                           verbs: frozenset[str] | None) -> set[int]:
+        """The matched tools that yield to a sibling: tools of one server about one thing
+        differ by what they do to it, and where some do what the query asks, the others are
+        further from it. Judged over every matched tool, so that pruning cannot change it."""
+        if not verbs:
+            return set()
+        groups: dict[tuple[frozenset[str], str], list[tuple[int, bool]]] = defaultdict(list)
+        for _, doc, _ in base:
+            info = self._docs[doc]
+            if info.head is not None:
+                groups[(info.server_words, info.head)].append((doc, bool(info.actions & verbs)))
+        return {doc for members in groups.values() if any(d for _, d in members)
+                for doc, does in members if not does}
 
     def _head_words(self, query: str, terms: list[_Term]) -> tuple[frozenset[str], float]:
         """The words that name the query's head noun, and how surely it is the head.

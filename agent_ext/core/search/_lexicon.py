@@ -287,11 +287,14 @@ class Lexicon:
         """The longest run of stems at ``words[i]`` that a table holds, as (its target, length);
         at one length, earlier tables win. A phrase of three words or more also matches with
         an article inside it (``put myself as the owner``: put myself as owner)."""
-        for size in range(min(self.longest_phrase + 1, len(words) - i), 1, -1):
-            run = words[i : i + size]
-            key = tuple(self._word(w)[0] for w in run)
-            bare = (tuple(self._word(w)[0] for w in run if w not in ARTICLES)
-                    if run[-1] not in ARTICLES else key)
+        run = words[i : i + self.longest_phrase + 1]
+        stems = [self._word(w)[0] for w in run]
+        for size in range(len(run), 1, -1):
+            key = tuple(stems[:size])
+            bare = key
+            if run[size - 1] not in ARTICLES and not ARTICLES.isdisjoint(run[:size]):
+                bare = tuple(s for s, w in zip(stems[:size], run, strict=False)
+                             if w not in ARTICLES)
             for table in tables:
                 target = table.get(key) if size <= self.longest_phrase else None
                 if target is None and 2 < len(bare) < size:
