@@ -1,7 +1,9 @@
 """Test-session isolation that must hold before any kernel starts (kernels inherit it).
 
 Kernels started by the tests and by nbval for ``notebooks/`` see a temporary HOME and config
-folder and no installed plugins, never the developer's own.
+folder and no installed plugins, never the developer's own. Temporary files of the tests and of
+every process they start go to a folder inside that HOME, removed when the run ends, so a kernel
+that is killed rather than shut down leaves nothing in the system's temporary folder.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     home = Path(tempfile.mkdtemp(prefix="agent_ext-test-home-"))
     config.add_cleanup(functools.partial(shutil.rmtree, home, ignore_errors=True))
+    scratch = home / "tmp"
+    scratch.mkdir()
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # read TMPDIR again
     os.environ["HOME"] = str(home)
     os.environ["AGENT_EXT_CONFIG_DIR"] = str(home / ".agent_ext")
     os.environ["AGENT_EXT_PLUGINS"] = "none"
