@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
-from agent_ext.core.search._index import _drop_negated
+from agent_ext.core.search._index import _drop_negated, _gather_particles
 from agent_ext.core.search._lexicon import Lexicon
 
 
@@ -472,6 +472,14 @@ def test_a_phrase_gathered_across_its_object_is_the_query_verb() -> None:
     ])
     assert index._query_actions("put a customer's plan on hold") == frozenset({"paus"})
     assert index._query_actions("put a customer's plan in the list") != frozenset({"paus"})
+
+
+def test_a_particle_that_closes_a_phrase_of_its_own_stays() -> None:
+    # "money back" is a phrase (refund): its "back" is not the end of "get back"
+    kept = ["get", "money", "back", "for", "a", "label"]
+    assert _gather_particles(kept) == kept
+    moved = ["take", "a", "CMS", "article", "offline"]
+    assert _gather_particles(moved) == ["take", "offline", "a", "CMS", "article"]
 
 
 def test_a_long_phrase_matches_with_an_article_inside() -> None:

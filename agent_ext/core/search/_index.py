@@ -231,7 +231,8 @@ def _phrase_end(tokens: list[str], stems: list[str], verb: int,
                 ends: list[tuple[str, ...]]) -> list[int]:
     """Where the first of ``ends`` (longest first) begins after an object of one to
     ``MAX_PARTICLE_GAP`` words besides articles, skipping articles inside it: its words'
-    positions, or none."""
+    positions, or none. An end that closes a phrase of its own stays (``get money back``:
+    money back, not get back)."""
     gap = 0
     for j in range(verb + 1, len(tokens)):
         if tokens[j].lower() in ARTICLES:
@@ -243,7 +244,8 @@ def _phrase_end(tokens: list[str], stems: list[str], verb: int,
             continue
         at = [k for k in range(j, len(tokens)) if tokens[k].lower() not in ARTICLES]
         for end in ends:
-            if tuple(stems[k] for k in at[: len(end)]) == end:
+            if tuple(stems[k] for k in at[: len(end)]) == end \
+                    and _LEXICON.phrase_at([t.lower() for t in tokens], j - 1, query=True) is None:
                 return at[: len(end)]
     return []
 
