@@ -233,19 +233,20 @@ def _phrase_end(tokens: list[str], stems: list[str], verb: int,
     ``MAX_PARTICLE_GAP`` words besides articles, skipping articles inside it: its words'
     positions, or none. An end that closes a phrase of its own stays (``get money back``:
     money back, not get back)."""
+    low = [t.lower() for t in tokens]
     gap = 0
-    for j in range(verb + 1, len(tokens)):
-        if tokens[j].lower() in ARTICLES:
+    for j in range(verb + 1, len(low)):
+        if low[j] in ARTICLES:
             continue
         if gap > MAX_PARTICLE_GAP:
             break
         gap += 1
         if gap == 1:
             continue
-        at = [k for k in range(j, len(tokens)) if tokens[k].lower() not in ARTICLES]
+        at = [k for k in range(j, len(low)) if low[k] not in ARTICLES]
         for end in ends:
             if tuple(stems[k] for k in at[: len(end)]) == end \
-                    and _LEXICON.phrase_at([t.lower() for t in tokens], j - 1, query=True) is None:
+                    and _LEXICON.phrase_at(low, j - 1, query=True) is None:
                 return at[: len(end)]
     return []
 
