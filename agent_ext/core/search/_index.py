@@ -131,7 +131,8 @@ class _DocInfo:
     written as a plural and another follows (``wp_posts_search``: search). ``actions`` holds
     those of all its verb words, ``number`` whether each name word is written as a plural, and
     ``head`` the name's head noun: its last word before the first filler that follows one,
-    skipping verbs and server words (``add_followers_to_task``: followers).
+    skipping verbs and server words (``add_followers_to_task``: followers). ``siblings``
+    numbers the tools of one server with one head noun alike (None without a head).
     """
 
     name: str
@@ -145,6 +146,7 @@ class _DocInfo:
     actions: frozenset[str]
     number: dict[str, bool]
     head: str | None
+    siblings: int | None
 
 
 def _split_name(doc: SearchDoc) -> tuple[str, str]:
@@ -436,6 +438,7 @@ class SearchIndex:
 
     def __init__(self, docs: Iterable[SearchDoc]) -> None:
         self._docs: list[_DocInfo] = []
+        self._sibling_groups: dict[tuple[frozenset[str], str], int] = {}
         self._postings: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
         parsed = [self._parse_doc(doc) for doc in docs]
         prefixes = self._server_prefixes(parsed)
@@ -570,11 +573,12 @@ class SearchIndex:
             # Getting things (``getPullRequests``, ``get_entities``) is listing them.
             action = action | MANY_FAMILIES
             actions[0] = action
+        head = head_words[-1] if head_words else None
+        siblings = None if head is None else self._sibling_groups.setdefault(
+            (frozenset(servers), head), len(self._sibling_groups))
         self._docs.append(_DocInfo(doc.name, doc.name.lower(), _compact(doc.name), doc.external,
                                    frozenset(name_words), len(core) or 1, frozenset(servers),
-                                   action,
-                                   frozenset().union(*actions), number,
-                                   head_words[-1] if head_words else None))
+                                   action, frozenset().union(*actions), number, head, siblings))
 
     def _initialisms(self, name: list[Item], servers: set[str], vocab: set[str],
                      server_name: str) -> dict[str, float]:
@@ -1068,13 +1072,17 @@ class SearchIndex:
         further from it. Judged over every matched tool, so that pruning cannot change it."""
         if not verbs:
             return set()
-        groups: dict[tuple[frozenset[str], str], list[tuple[int, bool]]] = defaultdict(list)
+        doing: set[int] = set()
+        others: list[tuple[int, int]] = []
         for _, doc, _ in base:
             info = self._docs[doc]
-            if info.head is not None:
-                groups[(info.server_words, info.head)].append((doc, bool(info.actions & verbs)))
-        return {doc for members in groups.values() if any(d for _, d in members)
-                for doc, does in members if not does}
+            if info.siblings is None:
+                continue
+            if info.actions & verbs:
+                doing.add(info.siblings)
+            else:
+                others.append((doc, info.siblings))
+        return {doc for doc, group in others if group in doing}
 
     def _head_words(self, query: str, terms: list[_Term]) -> tuple[frozenset[str], float]:
         """The words that name the query's head noun, and how surely it is the head.
