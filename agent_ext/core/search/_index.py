@@ -197,8 +197,8 @@ def _head_and_rest(description: str) -> tuple[str, str]:
 
 def _in_phrase(words: list[str], i: int, *, hints: bool = False) -> bool:
     """Whether ``words[i]`` is part of a vocabulary phrase, or with ``hints`` of a loose
-    thesaurus phrase."""
-    for start in range(max(0, i - _LEXICON.longest_phrase + 1), i + 1):
+    thesaurus phrase (which may hold an article besides its own words)."""
+    for start in range(max(0, i - _LEXICON.longest_phrase), i + 1):
         for found in (_LEXICON.phrase_at(words, start, query=True),
                       _LEXICON.hint_at(words, start) if hints else None):
             if found is not None and start + found[1] > i:
@@ -383,12 +383,12 @@ def _drop_negated(query: str) -> tuple[str, list[str]]:
     low = [strip_token(t).lower().replace("'", "").replace("\u2019", "") for t in tokens]
     if not NEGATIONS.intersection(low):
         return query, []
-    phrased = _in_negative_phrases(low)
     keep: list[str] = []
     dropped: list[str] = []
     dropping = False
     for k, (token, word) in enumerate(zip(tokens, low, strict=True)):
-        if word in NEGATIONS and k not in phrased:
+        # A negation inside a phrase is part of what it means (``did not show``: noshow).
+        if word in NEGATIONS and not _in_phrase(low, k, hints=True):
             dropping = True
             continue
         if dropping:
@@ -399,17 +399,6 @@ def _drop_negated(query: str) -> tuple[str, list[str]]:
             continue
         keep.append(token)
     return " ".join(keep), dropped
-
-
-def _in_negative_phrases(words: list[str]) -> set[int]:
-    """Positions of words inside a phrase of the vocabulary or thesaurus that says what it
-    means with a negation (``did not show``: noshow, ``no longer working on``: unassign)."""
-    inside: set[int] = set()
-    for i in range(len(words)):
-        found = _LEXICON.phrase_at(words, i, query=True) or _LEXICON.hint_at(words, i)
-        if found is not None and NEGATIONS.intersection(words[i : i + found[1]]):
-            inside.update(range(i, i + found[1]))
-    return inside
 
 
 def _is_plural(raw: str, word: str) -> bool:
