@@ -458,7 +458,7 @@ class Agent:
 def choose_tool_search(registry: Registry, cwd: Path,
                        environ: Mapping[str, str] | None = None) -> str | None:
     """Set the registry's search backend from ``AGENT_EXT_TOOL_SEARCH`` or ``"toolSearch"`` in
-    the settings files: ``lexical`` (pure Python), ``embed`` (the ``embed`` extra's MiniLM
+    the settings files: ``lexical`` (pure Python), ``embed`` (the ``embed`` extra's encoder
     blend) or ``auto`` (the default: embed when the extra is installed). Returns a notice when
     the choice cannot be honoured."""
     env = os.environ if environ is None else environ

