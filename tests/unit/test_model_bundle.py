@@ -64,7 +64,7 @@ def test_a_damaged_piece_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
     data[100] ^= 0xFF
     parts[1].write_bytes(bytes(data))
     cache = tmp_path / "cache"
-    with pytest.raises(ModelBundleError, match="sha256 .* a piece is damaged or of another"):
+    with pytest.raises(ModelBundleError, match=r"sha256 .* a piece is damaged or of another"):
         unpack_parts(parts, sha, FOLDER, cache)
     assert leftovers(cache) == []
 

@@ -152,6 +152,60 @@ def test_the_embedding_backend_encodes_each_tool_once() -> None:
     assert len(tool_texts) == 1 and "post message" in tool_texts[0]
 
 
+def tool_texts(model: BagOfWords) -> list[str]:
+    return [t for t in model.encoded if ":" in t]
+
+
+def test_a_new_kernel_reuses_the_tool_vectors_an_earlier_one_saved(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    saved = tmp_path / "cache" / "vectors-bag.npz"
+    first = BagOfWords()
+    reg = registry()
+    reg.search_backend = search_embed.EmbeddingBackend(model=first, vectors_file=saved)
+    expected = [h.name for h in reg.search("forecast for a city").hits]
+    assert tool_texts(first) and sorted(search_embed.load_vectors(saved)) == sorted(
+        tool_texts(first))
+    again = BagOfWords()
+    reg = registry()
+    reg.search_backend = search_embed.EmbeddingBackend(model=again, vectors_file=saved)
+    assert [h.name for h in reg.search("forecast for a city").hits] == expected
+    assert tool_texts(again) == [] and again.encoded == ["forecast for a city"]
+
+
+def test_a_damaged_vector_file_is_encoded_afresh_and_mended(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    saved = tmp_path / "vectors-bag.npz"
+    saved.write_bytes(b"PK\x03\x04 cut short")
+    model = BagOfWords()
+    reg = registry()
+    reg.search_backend = search_embed.EmbeddingBackend(model=model, vectors_file=saved)
+    assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
+    assert sorted(search_embed.load_vectors(saved)) == sorted(tool_texts(model))
+
+
+def test_the_vector_file_merges_kernels_and_keeps_the_newest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    np = pytest.importorskip("numpy")
+    saved = tmp_path / "vectors.npz"
+    one = np.ones(4, dtype="float32")
+    search_embed.save_vectors(saved, {"a": one})
+    search_embed.save_vectors(saved, {"b": 2 * one})  # another kernel, which never saw "a"
+    merged = search_embed.load_vectors(saved)
+    assert list(merged) == ["a", "b"] and float(merged["b"][0]) == 2.0
+    monkeypatch.setattr(search_embed, "MAX_KEPT_VECTORS", 2)
+    search_embed.save_vectors(saved, {"c": 3 * one})
+    assert list(search_embed.load_vectors(saved)) == ["b", "c"]
+    assert [p.name for p in tmp_path.iterdir()] == ["vectors.npz"]
+
+
+def test_an_unwritable_vector_file_is_passed_over(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    search_embed.save_vectors(blocker / "vectors.npz", {"a": np.ones(4, dtype="float32")})
+    assert search_embed.load_vectors(blocker / "vectors.npz") == {}
+
+
 def test_the_encoder_weight_sets_how_much_similarity_counts() -> None:
     pytest.importorskip("numpy")
     docs = [SearchDoc("mcp__files__remove_file", "Remove a file from storage.", server="files"),
