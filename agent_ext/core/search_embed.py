@@ -213,7 +213,7 @@ def load_vectors(path: Path) -> dict[str, Any]:
             texts, matrix = saved["texts"].tolist(), saved["vectors"]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return {}
-    if len(texts) != len(matrix):
+    if matrix.ndim != 2 or len(texts) != len(matrix):
         return {}
     return dict(zip(texts, matrix, strict=True))
 

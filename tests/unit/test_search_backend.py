@@ -181,6 +181,10 @@ def test_a_damaged_vector_file_is_encoded_afresh_and_mended(tmp_path: Path) -> N
     reg.search_backend = search_embed.EmbeddingBackend(model=model, vectors_file=saved)
     assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
     assert sorted(search_embed.load_vectors(saved)) == sorted(tool_texts(model))
+    np = pytest.importorskip("numpy")
+    with saved.open("wb") as out:  # a well-formed archive of the wrong shape
+        np.savez(out, texts=np.array(["a", "b"]), vectors=np.ones(2, dtype="float32"))
+    assert search_embed.load_vectors(saved) == {}
 
 
 def test_the_vector_file_merges_kernels_and_keeps_the_newest(
