@@ -173,7 +173,7 @@ def test_a_new_kernel_reuses_the_tool_vectors_an_earlier_one_saved(tmp_path: Pat
 
 
 def test_a_damaged_vector_file_is_encoded_afresh_and_mended(tmp_path: Path) -> None:
-    pytest.importorskip("numpy")
+    np = pytest.importorskip("numpy")
     saved = tmp_path / "vectors-bag.npz"
     saved.write_bytes(b"PK\x03\x04 cut short")
     model = BagOfWords()
@@ -181,7 +181,6 @@ def test_a_damaged_vector_file_is_encoded_afresh_and_mended(tmp_path: Path) -> N
     reg.search_backend = search_embed.EmbeddingBackend(model=model, vectors_file=saved)
     assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
     assert sorted(search_embed.load_vectors(saved)) == sorted(tool_texts(model))
-    np = pytest.importorskip("numpy")
     with saved.open("wb") as out:  # a well-formed archive of the wrong shape
         np.savez(out, texts=np.array(["a", "b"]), vectors=np.ones(2, dtype="float32"))
     assert search_embed.load_vectors(saved) == {}
