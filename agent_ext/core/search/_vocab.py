@@ -773,9 +773,9 @@ NEGATION_FILLERS = frozenset(("longer", "more", "yet", "anymore", "even", "ever"
 LISTING_NOUNS = frozenset(("list", "history"))
 # Words that say the query undoes something (``stop following``, ``withdraw my vote``).
 UNDO_CUES = frozenset(("stop", "undo", "withdraw", "revoke", "retract", "reverse", "rescind"))
-# Words between an undo cue and what it undoes (``take back my like``).
 # Articles, which a phrase may have or leave out (``put myself as the owner``).
 ARTICLES = frozenset(("a", "an", "the"))
+# Words between an undo cue and what it undoes (``take back my like``).
 POSSESSIVES = frozenset(("your", "our", "their", "his", "her", "its", "all"))
 # Determiners that say nothing about which tool is meant; a query drops them (not ``her``, as
 # often an object: ``message her``).
