@@ -51,7 +51,7 @@ MAX_KEPT_VECTORS = 5000
 
 
 class ModelBundleError(RuntimeError):
-    """A model's packaged pieces are missing, damaged or cannot be unpacked."""
+    """The encoder's shipped tool-search adapter is missing, damaged or does not fit it."""
 
 
 @dataclass(frozen=True)
