@@ -138,3 +138,17 @@ def test_the_default_encoder_carries_the_adapter() -> None:
     assert np.allclose(adapted, original + delta, atol=1e-5)
     digest = hashlib.sha256(search_embed.adapter_file().read_bytes()).hexdigest()
     assert "tool adapter" in encoder.name and encoder.key.endswith(digest[:12])
+
+
+@pytest.mark.skipif(not search_embed.available(), reason="needs the embed extra")
+def test_a_damaged_shipped_adapter_says_to_reinstall(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    damaged = tmp_path / search_embed.ADAPTER_NAME
+    damaged.write_bytes(search_embed.adapter_file().read_bytes()[:1000])
+    monkeypatch.setattr(search_embed, "adapter_file", lambda: damaged)
+    search_embed.load_default_encoder.cache_clear()
+    try:
+        with pytest.raises(ModelBundleError, match=r"all-MiniLM-L6-v2: cannot read .* Reinstall"):
+            search_embed.load_default_encoder()
+    finally:
+        search_embed.load_default_encoder.cache_clear()
