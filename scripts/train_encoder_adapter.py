@@ -3,7 +3,7 @@ the ``embed`` extra's encoder to the way a model asks for a tool.
 
 all-MiniLM-L6-v2 was trained on general sentence pairs; asked ``stop someone from messaging me
 on telegram`` it ranks tools by topic, not by what they do. The adapter is LoRA (low-rank
-updates of the attention and feed-forward weights, rank 16, 0.7 M numbers, 1.3 MB): it is
+updates of the attention and feed-forward weights, rank 16, 0.7 M numbers, 1.2 MB): it is
 trained here on the benchmark's tuning splits only (``tests/bench/data``; the held-out splits
 are never read), each query against its expected tool, the other tools of its batch, and the
 two tools the lexical scorer wrongly ranks highest. At run time
