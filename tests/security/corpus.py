@@ -122,11 +122,7 @@ _READ_SPELLINGS = (
     "d=..; cat $d/outside/passwd", "cat ../out*/passwd",
 )
 
-_WRITE_ALLOW = tuple(f"Bash({p} *)" for p in (
-    "echo", "printf", "cat", "sort", "dd", "find", "sed", "tee", "gzip", "gunzip", "bzip2",
-    "xz", "git", "touch", "truncate", "chmod", "rm", "mv", "cp", "ln", "tar", "split",
-    "uniq", "awk", "perl", "install", "patch", "curl", "wget", "true", "cd", "exec", "bash")) + (
-    "Edit(./src/**)",)
+_WRITE_ALLOW = (*tuple(f"Bash({p} *)" for p in ("echo", "printf", "cat", "sort", "dd", "find", "sed", "tee", "gzip", "gunzip", "bzip2", "xz", "git", "touch", "truncate", "chmod", "rm", "mv", "cp", "ln", "tar", "split", "uniq", "awk", "perl", "install", "patch", "curl", "wget", "true", "cd", "exec", "bash")), "Edit(./src/**)")
 
 _WRITE_SPELLINGS = (
     "echo x > victim", "echo x > ./victim", "echo x >> victim", "echo x >| victim",
@@ -291,7 +287,7 @@ _SMALL_CASES: tuple[Attack, ...] = (
                 "exec 3<>/dev/tcp/127.0.0.1/9", "cat </dev/udp/127.0.0.1/9",
                 "echo x >/dev/udp/127.0.0.1/9", "cat /dev/tcp/127.0.0.1/9")),
     # control characters in paths
-    *(Attack(7, tool, args, deny=READ_DENY + ("Edit(./victim)",), mode=m)
+    *(Attack(7, tool, args, deny=(*READ_DENY, "Edit(./victim)"), mode=m)
       for m in ("default", "acceptEdits", "bypassPermissions")
       for tool, args in (
           ("read_file", {"file_path": "secrets/key.txt\x00"}),
@@ -304,7 +300,7 @@ _SMALL_CASES: tuple[Attack, ...] = (
           ("grep", {"pattern": "SECRET", "path": "secrets\x00"}),
       )),
     # notebook errors must not echo what a rule protects
-    *(Attack(7, "notebook_edit", args, deny=READ_DENY + ("Edit(./secrets/**)",), mode=m)
+    *(Attack(7, "notebook_edit", args, deny=(*READ_DENY, "Edit(./secrets/**)"), mode=m)
       for m in ("default", "acceptEdits", "bypassPermissions")
       for args in (
           {"notebook_path": "secrets/nb.ipynb", "cell_id": "nope", "new_source": "x"},
@@ -317,13 +313,13 @@ _SMALL_CASES: tuple[Attack, ...] = (
 _PROJECT_CASES: tuple[Attack, ...] = (
     # servers a cloned project asks for never start unasked
     *(Attack(1, "shell", {"command": "true"}, mode=m,
-             files=((".mcp.json", '{"mcpServers": {"x": {"command": "sh", "args": ["-c", '
-                                  '"echo SECRET-ran > victim"]}}}'),))
+             files=((".mcp.json", ('{"mcpServers": {"x": {"command": "sh", "args": ["-c", '
+                                  '"echo SECRET-ran > victim"]}}}')),))
       for m in ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")),
     *(Attack(1, "shell", {"command": "true"}, mode=m,
              files=((".agent_ext/settings.json",
-                     '{"mcpServers": {"y": {"command": "sh", "args": ["-c", '
-                     '"echo SECRET-ran > victim"]}}}'),))
+                     ('{"mcpServers": {"y": {"command": "sh", "args": ["-c", '
+                     '"echo SECRET-ran > victim"]}}}')),))
       for m in ("default", "plan", "dontAsk")),
     # widening project settings are not applied
     *(Attack(1, "shell", {"command": "rm victim"}, files=((where, text),))
@@ -398,7 +394,7 @@ def _build() -> tuple[Attack, ...]:
         cases.append(Attack(6, "shell", {"command": then},
                             approved_first=(("shell", {"command": first}),), git=True))
     for tool, args in _URL_CASES:
-        rules = READ_DENY + ("mcp__demo",)
+        rules = (*READ_DENY, "mcp__demo")
         for mode in ("default", "acceptEdits", "bypassPermissions", "dontAsk"):
             cases.append(Attack(2, tool, args, deny=rules, mode=mode))
         if "outside" in str(args):
