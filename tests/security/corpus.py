@@ -122,7 +122,11 @@ _READ_SPELLINGS = (
     "d=..; cat $d/outside/passwd", "cat ../out*/passwd",
 )
 
-_WRITE_ALLOW = (*tuple(f"Bash({p} *)" for p in ("echo", "printf", "cat", "sort", "dd", "find", "sed", "tee", "gzip", "gunzip", "bzip2", "xz", "git", "touch", "truncate", "chmod", "rm", "mv", "cp", "ln", "tar", "split", "uniq", "awk", "perl", "install", "patch", "curl", "wget", "true", "cd", "exec", "bash")), "Edit(./src/**)")
+_WRITE_ALLOW = (*(f"Bash({p} *)" for p in (
+    "echo", "printf", "cat", "sort", "dd", "find", "sed", "tee", "gzip", "gunzip", "bzip2",
+    "xz", "git", "touch", "truncate", "chmod", "rm", "mv", "cp", "ln", "tar", "split", "uniq",
+    "awk", "perl", "install", "patch", "curl", "wget", "true", "cd", "exec", "bash")),
+    "Edit(./src/**)")
 
 _WRITE_SPELLINGS = (
     "echo x > victim", "echo x > ./victim", "echo x >> victim", "echo x >| victim",
