@@ -32,7 +32,7 @@ from .events import (
     ToolCallStarted,
     ToolOutput,
 )
-from .secrets import SecretMasker
+from .secrets import SecretMasker, StreamMasker
 
 
 @dataclass
@@ -118,9 +118,14 @@ class Pipeline:
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
-        control = ExecControl(
-            on_output=lambda text: self.emit(ToolOutput(call.id, self.secrets.mask(text))),
-            call_id=call.id)
+        stream = StreamMasker(self.secrets)
+
+        def on_output(text: str) -> None:
+            shown = stream.feed(text)
+            if shown:
+                self.emit(ToolOutput(call.id, shown))
+
+        control = ExecControl(on_output=on_output, call_id=call.id)
         self.controls[call.id] = control
         try:
             outcome: object = await invocation.execute(control)
@@ -135,6 +140,9 @@ class Pipeline:
                                      f"{tool.name} failed: {type(exc).__name__}: {exc}")
         finally:
             self.controls.pop(call.id, None)
+            rest = stream.flush()
+            if rest:
+                self.emit(ToolOutput(call.id, rest))
         # Masked before budgets so that spill files never hold a secret either.
         return self.budget.apply(self.secrets.mask_result(result), tool_name=tool.name,
                                  max_output_chars=tool.max_output_chars,

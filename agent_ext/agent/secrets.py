@@ -1,9 +1,14 @@
-"""Secrets never reach the model: known secret values in tool results become ``[secret:NAME]``.
+"""Secrets never reach the model: secret values in tool results become ``[secret:NAME]``.
 
 A command that echoes ``$OPENAI_API_KEY`` or a file that stores a token would otherwise send the
 value to the model provider and into saved transcripts. The masker knows the values of
 secret-looking environment variables (re-read whenever the environment changes) and values
-registered explicitly (``%agent key``), and replaces every plain occurrence with the name.
+registered explicitly (``%agent key``), and replaces every plain occurrence with the name; it
+also recognises credentials by their shape wherever they come from (``_secret_formats``), in
+UTF-16 text, and across the chunks of streamed output (``StreamMasker``).
+
+Masking guards against accidents, not against a determined reader: a secret that is encoded
+(base64, reversed) or printed in pieces is not recognised.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from urllib.parse import urlsplit
 
 from agent_ext.core import Part, TextPart, ToolError, ToolResult
 
+from ._secret_formats import KEY_START, MAX_HELD, PARTIAL_MARKER, TOKEN_TAIL, spans
+
 MIN_LENGTH = 8
 _SECRET_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|PAT)$"
+    r"(?:^|_)(?:API_?KEY|KEY|KEY_ID|TOKEN|SECRET|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|PAT|PASS"
+    r"|PWD|SK|DSN|AUTH|COOKIE|SALT|WEBHOOK(?:_URL)?|CONN(?:ECTION)?_STRING|DATABASE_URL)$"
     r"|PASSWORD|PASSWD|SECRET", re.IGNORECASE)
 #: Secret-looking names whose values are not secrets.
 _NOT_SECRET = frozenset({"PWD", "OLDPWD"})
@@ -86,11 +94,22 @@ class SecretMasker:
                 self._pattern = None
             return changed
 
+    def values(self) -> list[str]:
+        """The known secret values (for the stream masker; never shown)."""
+        self._current()
+        return list(self._labels)
+
     @property
     def names(self) -> list[str]:
         """The names secrets are masked as (never the values)."""
         self._current()
         return sorted(set(self._labels.values()))
+
+    @property
+    def longest(self) -> int:
+        """The length of the longest known secret value (0 when none is known)."""
+        self._current()
+        return max(map(len, self._labels), default=0)
 
     def _current(self) -> re.Pattern[str] | None:
         self.refresh()
@@ -106,17 +125,36 @@ class SecretMasker:
     # -- masking --------------------------------------------------------------------------------
 
     def mask(self, text: str) -> str:
-        """``text`` with every secret value replaced by ``[secret:NAME]``."""
-        pattern = self._current()
-        if pattern is None or not text:
+        """``text`` with every secret replaced by ``[secret:NAME]``."""
+        if not text:
             return text
-        return self._sub(pattern, text)
+        return self._sub(self._current(), text)
 
-    def _sub(self, pattern: re.Pattern[str], text: str) -> str:
-        if pattern.search(text) is None:
+    def _sub(self, pattern: re.Pattern[str] | None, text: str) -> str:
+        masked = self._sub_plain(pattern, text)
+        if "\x00" in masked:
+            # UTF-16 text read as single bytes: each character followed by a NUL.
+            joined = masked.replace("\x00", "")
+            hidden = self._sub_plain(pattern, joined)
+            if hidden != joined:
+                return hidden
+        return masked
+
+    def _sub_plain(self, pattern: re.Pattern[str] | None, text: str) -> str:
+        if pattern is not None and pattern.search(text) is not None:
+            labels = self._labels
+            text = pattern.sub(lambda m: f"[secret:{labels.get(m.group(0), 'registered')}]",
+                               text)
+        found = spans(text)
+        if not found:
             return text
-        labels = self._labels
-        return pattern.sub(lambda m: f"[secret:{labels.get(m.group(0), 'registered')}]", text)
+        out: list[str] = []
+        at = 0
+        for start, end, label in found:
+            out += [text[at:start], f"[secret:{label}]"]
+            at = end
+        out.append(text[at:])
+        return "".join(out)
 
     def mask_result(self, result: ToolResult) -> ToolResult:
         """A copy of ``result`` with secrets masked in its content, display and error.
@@ -124,8 +162,6 @@ class SecretMasker:
         Returns ``result`` itself when nothing needed masking. Images are left alone.
         """
         pattern = self._current()
-        if pattern is None:
-            return result
         content = result.llm_content
         if isinstance(content, str):
             new_content: str | list[Part] = self._sub(pattern, content)
@@ -140,7 +176,7 @@ class SecretMasker:
             return result
         return replace(result, llm_content=new_content, display=display, error=error)
 
-    def _mask_object(self, pattern: re.Pattern[str], value: object, depth: int) -> object:
+    def _mask_object(self, pattern: re.Pattern[str] | None, value: object, depth: int) -> object:
         """Strings inside str/list/tuple/dict values (keys kept); other objects as they are."""
         if depth > _MAX_DEPTH:
             return value
@@ -168,3 +204,43 @@ def _url_password(value: str) -> str | None:
         return urlsplit(value).password
     except ValueError:
         return None
+
+
+class StreamMasker:
+    """Masks streamed output chunk by chunk, holding back what could be the start of a secret.
+
+    A secret cut in two by a chunk boundary would pass unseen in each half, so each chunk's
+    tail that could begin a secret (a prefix of a known value, a run of token characters, an
+    unterminated private key block) waits for the next chunk; ``flush`` releases the rest.
+    """
+
+    def __init__(self, masker: SecretMasker) -> None:
+        self.masker = masker
+        self._pending = ""
+
+    def feed(self, chunk: str) -> str:
+        text = self._pending + chunk
+        cut = self._safe_end(text)
+        self._pending = text[cut:]
+        return self.masker.mask(text[:cut]) if cut else ""
+
+    def flush(self) -> str:
+        rest, self._pending = self._pending, ""
+        return self.masker.mask(rest) if rest else ""
+
+    def _safe_end(self, text: str) -> int:
+        """Where the part that cannot hold the start of a cut secret ends."""
+        cut = len(text)
+        block = KEY_START.search(text)
+        if block is not None and len(text) - block.start() <= MAX_HELD:
+            cut = block.start()
+        for pattern in (TOKEN_TAIL, PARTIAL_MARKER):
+            tail = pattern.search(text[:cut])
+            if tail is not None:
+                cut = min(cut, tail.start())
+        longest = self.masker.longest
+        for size in range(min(longest - 1, cut), 0, -1):
+            suffix = text[cut - size:cut]
+            if any(value.startswith(suffix) for value in self.masker.values()):
+                return cut - size
+        return cut

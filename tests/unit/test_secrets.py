@@ -14,16 +14,18 @@ from agent_ext.tools.shell_jobs import ShellJobs
 
 pytestmark = pytest.mark.timeout(30)
 
-KEY = "sk-test-0123456789abcdef"
+#: Shaped like no known format, so only its variable's name makes it a secret.
+KEY = "test-0123456789abcdef-value"
 
 
 def test_secret_names() -> None:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN",
                  "DB_PASSWORD", "MYPASSWORD_FILE", "STRIPE_SECRET", "HF_TOKEN", "MY_APIKEY",
-                 "CLIENT_SECRET_VALUE", "GITLAB_PAT"):
+                 "CLIENT_SECRET_VALUE", "GITLAB_PAT", "AWS_ACCESS_KEY_ID", "DB_PASS",
+                 "STRIPE_SK", "SENTRY_DSN", "DATABASE_URL", "SLACK_WEBHOOK_URL", "GH_AUTH"):
         assert looks_secret(name), name
     for name in ("PATH", "HOME", "PWD", "OLDPWD", "KEYBOARD", "TOKENIZERS_PARALLELISM",
-                 "AWS_ACCESS_KEY_ID", "SHELL"):
+                 "SHELL", "PASSAGE", "DISK", "AUTHOR"):
         assert not looks_secret(name), name
 
 
