@@ -30,6 +30,21 @@ TAG_ENV = "AGENT_EXT_SHELL_TAG"
 POSIX = os.name == "posix"
 LINUX = sys.platform.startswith("linux")
 CHUNK = 65_536
+#: The saved log of one command keeps at most this many characters (its start and its end);
+#: ``AGENT_EXT_SHELL_LOG_MB`` sets another size.
+LOG_CAP_CHARS = 64 * 1024 * 1024
+#: Of the cap, the end of the output kept (in memory until the log closes).
+LOG_TAIL_SHARE = 16
+
+
+def log_cap() -> int:
+    """The saved-log cap in characters, from ``AGENT_EXT_SHELL_LOG_MB`` when it is set."""
+    raw = os.environ.get("AGENT_EXT_SHELL_LOG_MB", "").strip()
+    try:
+        megabytes = float(raw) if raw else 0.0
+    except ValueError:
+        megabytes = 0.0
+    return int(megabytes * 1024 * 1024) if megabytes > 0 else LOG_CAP_CHARS
 
 
 @dataclass(frozen=True)
@@ -350,17 +365,26 @@ class OutputLog:
     Up to ``head_chars + tail_chars`` characters are kept whole. Past that the first
     ``head_chars`` and the last ``tail_chars`` stay in memory and everything goes to ``path``
     (written from the start when ``eager``), so a 10 MB output never sits whole in memory.
-    Offsets are character counts from the start of the output. Thread-safe.
+    The file itself is capped at ``file_cap`` characters: past it, it keeps the output's start
+    and, when the log closes, its last ``file_cap / LOG_TAIL_SHARE`` characters, with a line
+    saying how much was left out in between. Offsets are character counts from the start of
+    the output. Thread-safe.
     """
 
     def __init__(self, path: Path, *, head_chars: int = 5_000, tail_chars: int = 20_000,
-                 eager: bool = False) -> None:
+                 eager: bool = False, file_cap: int | None = None) -> None:
         self.path = path
         self.head_chars = head_chars
         self.tail_chars = tail_chars
+        self.file_cap = file_cap if file_cap is not None else log_cap()
         self.total = 0
         self.cut = False
+        #: The saved file holds the start and end only: the output was longer than the cap.
+        self.capped = False
         self.file_error: str | None = None
+        self._written = 0
+        self._file_tail: list[str] = []
+        self._file_tail_size = 0
         self._head = ""
         self._tail = ""
         self._file: TextIO | None = None
@@ -372,7 +396,7 @@ class OutputLog:
 
     @property
     def saved(self) -> bool:
-        """Whether ``path`` holds the full output."""
+        """Whether ``path`` holds the output (all of it, or its start and end when capped)."""
         return self._opened and self.file_error is None
 
     def feed(self, data: bytes) -> None:
@@ -384,8 +408,15 @@ class OutputLog:
         with self._lock:
             if self._file is not None:
                 with contextlib.suppress(OSError):
+                    if self.capped:
+                        tail = "".join(self._file_tail)
+                        skipped = self.total - self._written - len(tail)
+                        self._file.write(f"\n{TRUNCATION_MARKER} ({skipped:,} characters left "
+                                         f"out: the saved log keeps {self.file_cap:,})\n")
+                        self._file.write(tail)
                     self._file.close()
                 self._file = None
+                self._file_tail = []
 
     def _append(self, text: str) -> None:
         if not text:
@@ -396,10 +427,7 @@ class OutputLog:
                     > self.head_chars + self.tail_chars):
                 self._open()
             if self._file is not None:
-                try:
-                    self._file.write(text)
-                except OSError as exc:
-                    self.file_error = str(exc)
+                self._to_file(self._file, text)
             self.total += len(text)
             room = self.head_chars - len(self._head)
             if room > 0:
@@ -410,11 +438,33 @@ class OutputLog:
                 self._tail = self._tail[-self.tail_chars:]
                 self.cut = True
 
+    def _to_file(self, file: TextIO, text: str) -> None:
+        """Write to the saved log, keeping only its start and a rolling end past the cap."""
+        keep_tail = self.file_cap // LOG_TAIL_SHARE
+        room = self.file_cap - keep_tail - self._written
+        if room > 0:
+            try:
+                file.write(text[:room])
+            except OSError as exc:
+                self.file_error = str(exc)
+            self._written += min(room, len(text))
+            text = text[room:]
+        if not text:
+            return
+        self.capped = True
+        self._file_tail.append(text)
+        self._file_tail_size += len(text)
+        while self._file_tail_size - len(self._file_tail[0]) >= keep_tail:
+            self._file_tail_size -= len(self._file_tail.pop(0))
+        if self._file_tail_size > 2 * keep_tail:
+            joined = "".join(self._file_tail)[-keep_tail:]
+            self._file_tail, self._file_tail_size = [joined], len(joined)
+
     def _open(self) -> None:
         try:
             self._file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115
-            self._file.write(self._head + self._tail)
             self._opened = True
+            self._to_file(self._file, self._head + self._tail)
         except OSError as exc:
             self.file_error = str(exc)
             self._file = None

@@ -283,6 +283,9 @@ def shell_result(process: RunningProcess, outcome: Outcome, timeout: float) -> T
     if log.cut:
         where = (f" The full output is in {log.path}; read or grep it there." if log.saved
                  else "")
+        if log.saved and log.capped:
+            where = (f" {log.path} keeps its start and end ({log.file_cap:,} characters; "
+                     "AGENT_EXT_SHELL_LOG_MB sets the size); read or grep it there.")
         notes.append(f"The output was {log.total:,} characters: only its first {HEAD_CHARS:,} "
                      f"and last {TAIL_CHARS:,} are shown.{where}")
     if outcome == "timeout":

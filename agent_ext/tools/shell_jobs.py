@@ -366,7 +366,8 @@ def read_job(job: ShellJob, offset: int | None) -> ToolResult:
     job.read_offset = max(job.read_offset, end)
     lines = [f"Job {job.status_line()}."]
     if skipped:
-        where = f"; the full output is in {log.path}" if log.saved else ""
+        where = ((f"; {log.path} keeps the output's start and end" if log.capped
+                  else f"; the full output is in {log.path}") if log.saved else "")
         lines.append(f"{skipped:,} characters skipped to fit this read{where}.")
     lines.append(f"Output characters {start + skipped:,}-{end:,} of {log.total:,} "
                  f"(next_offset={end}):" if text else

@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 
+from agent_ext import Agent
 from agent_ext.core import ErrorCode, ExecControl, ToolContext, ToolResult
+from agent_ext.models import ScriptedModel
 from agent_ext.tools import BUILTINS
+from agent_ext.tools._proc import LOG_CAP_CHARS, TRUNCATION_MARKER, OutputLog, log_cap
 from agent_ext.tools.shell import ShellInvocation, ShellTool
 from agent_ext.tools.shell_jobs import ShellJobs
 
@@ -349,3 +352,40 @@ def test_the_builtins_register_and_load() -> None:
         tool = reg.get(aliases[0])
         assert tool.name == name and tool.problems() == []
         assert reg.is_deferred(name) == defer
+
+
+def test_the_saved_log_keeps_start_and_end_past_its_cap(tmp_path: Path) -> None:
+    log = OutputLog(tmp_path / "out.log", head_chars=10, tail_chars=10, file_cap=1600)
+    lines = [f"line {i:05d}\n" for i in range(2000)]
+    for line in lines:
+        log.feed(line.encode())
+    log.close()
+    saved = (tmp_path / "out.log").read_text()
+    assert log.capped and log.saved and log.total == sum(map(len, lines))
+    assert len(saved) < 1600 + 200
+    assert saved.startswith("line 00000\n")
+    assert saved.endswith("line 01999\n")
+    assert TRUNCATION_MARKER in saved and "characters left out" in saved
+
+
+def test_the_log_cap_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert log_cap() == LOG_CAP_CHARS == 64 * 1024 * 1024
+    monkeypatch.setenv("AGENT_EXT_SHELL_LOG_MB", "2")
+    assert log_cap() == 2 * 1024 * 1024
+    monkeypatch.setenv("AGENT_EXT_SHELL_LOG_MB", "many")
+    assert log_cap() == LOG_CAP_CHARS
+
+
+async def test_a_flood_of_output_stays_within_the_cap(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EXT_SHELL_LOG_MB", "1")
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, mode="bypassPermissions", plugins=False,
+                  mcp=False)
+    try:
+        result = await agent.call_tool("shell", {"command": "yes 0123456789 | head -c 20000000"})
+        logs = [Path(p) for p in result.text.split() if p.endswith(".log")]
+        sizes = [p.stat().st_size for p in logs if p.exists()]
+    finally:
+        await agent.aclose()
+    assert "keeps its start and end" in result.text
+    assert sizes and max(sizes) < 1.2 * 1024 * 1024
