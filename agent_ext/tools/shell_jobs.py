@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import enum
 import itertools
+import os
 import shutil
 import signal
 import tempfile
@@ -44,6 +45,19 @@ NOTICE_TAIL = 2_000
 #: Characters one shell_output call returns at most.
 READ_LIMIT = 20_000
 MAX_WAIT = 600.0
+#: Seconds a background job may run before it is stopped; ``AGENT_EXT_SHELL_JOB_LIMIT`` sets
+#: another limit (0: none).
+JOB_TIME_LIMIT = 3600.0
+
+
+def job_time_limit() -> float | None:
+    """The background-job time limit in seconds, None for no limit."""
+    raw = os.environ.get("AGENT_EXT_SHELL_JOB_LIMIT", "").strip()
+    try:
+        limit = float(raw) if raw else JOB_TIME_LIMIT
+    except ValueError:
+        limit = JOB_TIME_LIMIT
+    return limit if limit > 0 else None
 
 
 class JobState(str, enum.Enum):
@@ -67,6 +81,8 @@ class ShellJob:
     state: JobState = JobState.RUNNING
     read_offset: int = 0
     kill_requested: bool = False
+    #: The time limit it was stopped at, when it ran out of time.
+    expired_after: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def transition(self, new: JobState) -> bool:
@@ -91,6 +107,9 @@ class ShellJob:
         elapsed = f"{self.process.elapsed:.1f}s"
         if self.state is JobState.RUNNING:
             return f"{head}: running for {elapsed} (pid {self.process.pid})"
+        if self.state is JobState.CANCELLED and self.expired_after is not None:
+            return (f"{head}: stopped at its time limit of {self.expired_after:g}s "
+                    "(AGENT_EXT_SHELL_JOB_LIMIT sets it)")
         if self.state is JobState.CANCELLED:
             return f"{head}: stopped by shell_kill after {elapsed}"
         return f"{head}: {self.state.value}, {describe_exit(self.exit_code)} after {elapsed}"
@@ -114,6 +133,7 @@ class ShellJobs:
         self._notices: list[str] = []
         self._listeners: list[Callable[[str], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._expiring: asyncio.Future[None] | None = None
         atexit.register(_kill_at_exit, weakref.ref(self))
 
     @classmethod
@@ -175,7 +195,28 @@ class ShellJobs:
         with self._lock:
             self._jobs[job_id] = job
         ready.set()
+        limit = job_time_limit()
+        if limit is not None:
+            # A job that ends first makes the timer a no-op (it checks the state).
+            self._loop.call_later(limit, self._expire, job, limit)
         return job
+
+    def _expire(self, job: ShellJob, limit: float) -> None:
+        """Stop a job that ran past the time limit, and tell the model why."""
+        if job.state is not JobState.RUNNING:
+            return
+        job.kill_requested = True
+        job.expired_after = limit
+
+        async def stop() -> None:
+            await asyncio.to_thread(job.process.kill)
+            notice = f"Background job {job.status_line()}."
+            with self._lock:
+                self._notices.append(notice)
+            for listener in list(self._listeners):
+                self._call(listener, notice)
+
+        self._expiring = asyncio.ensure_future(stop())
 
     def get(self, job_id: str) -> ShellJob | None:
         with self._lock:

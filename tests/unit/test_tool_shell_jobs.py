@@ -17,10 +17,12 @@ from agent_ext.tools._proc import OutputLog
 from agent_ext.tools.shell import ShellTool
 from agent_ext.tools.shell_jobs import (
     JOB_NOT_FOUND,
+    JOB_TIME_LIMIT,
     JobState,
     ShellJobs,
     ShellKillTool,
     ShellOutputTool,
+    job_time_limit,
 )
 
 from .test_tool_shell import alive, all_dead, wait_pids
@@ -201,3 +203,29 @@ def test_output_log_bounds_memory_and_reads_since(tmp_path: Path) -> None:
     assert log.tail(1) == "é"
     assert (tmp_path / "x.log").read_text(encoding="utf-8") == (
         "0123456789abcdefghijklmnopqrstuvwxyzé")
+
+
+async def test_a_job_is_stopped_at_its_time_limit(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EXT_SHELL_JOB_LIMIT", "1")
+    ctx = ToolContext(cwd=tmp_path)
+    pids = tmp_path / "pids"
+    job = await ShellJobs.of(ctx).start(f"sleep 100 & echo $! >> {pids}; wait", tmp_path)
+    found = await asyncio.to_thread(wait_pids, pids, 1)
+    for _ in range(150):
+        if job.state is not JobState.RUNNING:
+            break
+        await asyncio.sleep(0.1)
+    assert job.state is JobState.CANCELLED
+    assert "time limit of 1s" in job.status_line()
+    assert await asyncio.to_thread(all_dead, found)
+    await asyncio.sleep(0.2)
+    assert any("time limit" in n for n in ShellJobs.of(ctx).drain_notifications())
+
+
+def test_the_job_time_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert job_time_limit() == JOB_TIME_LIMIT == 3600
+    monkeypatch.setenv("AGENT_EXT_SHELL_JOB_LIMIT", "0")
+    assert job_time_limit() is None
+    monkeypatch.setenv("AGENT_EXT_SHELL_JOB_LIMIT", "90")
+    assert job_time_limit() == 90
