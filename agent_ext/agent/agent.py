@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from agent_ext.core import Registry, TextPart, ToolContext, ToolResult
+from agent_ext.core import ErrorCode, Registry, TextPart, ToolContext, ToolResult
 from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
+from agent_ext.core.params import argument_problem
 from agent_ext.core.plugins import load_plugins
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.mcp import McpManager
@@ -189,6 +190,10 @@ class Agent:
     async def call_tool(self, name: str, args: Mapping[str, Any] | str | None = None,
                         *, call_id: str = "") -> ToolResult:
         """One call through the whole pipeline: build, permission, approval, execute, budgets."""
+        problem = None if isinstance(args, str) else argument_problem(args)
+        if problem is not None:
+            return ToolResult.fail(ErrorCode.INVALID_TOOL_PARAMS,
+                                   f"invalid parameters for {name}: {problem}")
         call = ToolCall.of(call_id or f"direct_{name}", name,
                            args if isinstance(args, str) else dict(args or {}))
         self._pipeline.cancelled.clear()

@@ -103,6 +103,34 @@ def _accepts_null(prop: Mapping[str, Any]) -> bool:
     return "null" in _types(prop) or not prop
 
 
+#: How deeply arguments may nest, and how many values they may hold in all.
+MAX_ARGUMENT_DEPTH = 64
+MAX_ARGUMENT_VALUES = 100_000
+
+
+def argument_problem(value: object) -> str | None:
+    """Why ``value`` is too deep or too large to be a tool's arguments, or None.
+
+    Walked without recursion, so that no nesting can exhaust the interpreter's stack.
+    """
+    stack: list[tuple[object, int]] = [(value, 0)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if seen > MAX_ARGUMENT_VALUES:
+            return (f"arguments hold more than {MAX_ARGUMENT_VALUES:,} values; send less, or "
+                    "put large data in a file and pass its path")
+        if depth > MAX_ARGUMENT_DEPTH:
+            return (f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; send a flatter "
+                    "JSON object")
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return None
+
+
 def parse_arguments(args: Mapping[str, Any] | str | None) -> dict[str, Any]:
     """Turn what the model sent into a dict, or raise ``ParamsError`` saying what is wrong."""
     if args is None:
@@ -113,10 +141,16 @@ def parse_arguments(args: Mapping[str, Any] | str | None) -> dict[str, Any]:
             return {}
         try:
             args = json.loads(text)
+        except RecursionError:
+            raise ParamsError(f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; send a "
+                              "flatter JSON object") from None
         except ValueError as exc:
             raise ParamsError(f"arguments are not valid JSON ({exc}); send a JSON object") from None
         if isinstance(args, str):  # doubly encoded
             return parse_arguments(args)
+    problem = argument_problem(args)
+    if problem is not None:
+        raise ParamsError(problem)
     if not isinstance(args, Mapping):
         raise ParamsError(f"arguments must be a JSON object, got {type(args).__name__}")
     bad = [k for k in args if not isinstance(k, str)]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import Field
 
+from agent_ext import Agent
 from agent_ext.core import (
     ErrorCode,
     ExecControl,
@@ -16,7 +19,14 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
-from agent_ext.core.params import ParamsError, parse_arguments, schema_for, validate_json_schema
+from agent_ext.core.params import (
+    ParamsError,
+    argument_problem,
+    parse_arguments,
+    schema_for,
+    validate_json_schema,
+)
+from agent_ext.models import ScriptedModel
 
 
 class Opts(Params):
@@ -185,3 +195,29 @@ def test_a_failing_tool_check_never_raises() -> None:
     assert isinstance(built, ToolResult)
     assert built.error is not None and built.error.code == ErrorCode.EXECUTION_FAILED
     assert "boom" in built.error.message
+
+
+async def test_deep_or_huge_arguments_are_an_error_result_not_a_crash(tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, plugins=False, mcp=False)
+    deep: dict[str, Any] = {"file_path": "x"}
+    inner = deep
+    for _ in range(5_000):
+        inner["x"] = {}
+        inner = inner["x"]
+    as_text = '{"file_path": "x", "a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    huge = {"file_path": "x", "a": list(range(200_000))}
+    try:
+        for args in (deep, as_text, huge, json.dumps({"file_path": "x", "a": [[[[1]]]] * 30_000})):
+            result = await agent.call_tool("read_file", args)
+            assert result.error is not None and result.error.code == "invalid_tool_params"
+            assert "nest deeper" in result.text or "more than" in result.text
+    finally:
+        await agent.aclose()
+
+
+def test_argument_problem_is_iterative() -> None:
+    assert argument_problem({"a": [1, {"b": 2}]}) is None
+    nested: list[Any] = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert "nest deeper" in (argument_problem(nested) or "")
