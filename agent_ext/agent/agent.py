@@ -21,6 +21,7 @@ from agent_ext.core.interaction import Asker
 from agent_ext.core.params import argument_problem
 from agent_ext.core.plugins import load_plugins
 from agent_ext.fs import EditHistory, ReadCache
+from agent_ext.fs.atomic import sweep_interrupted
 from agent_ext.mcp import McpManager
 from agent_ext.models import (
     Message,
@@ -155,6 +156,7 @@ class Agent:
 
     def _add_services(self) -> None:
         """Per-session state the tools share, keyed by type in the tool context."""
+        sweep_interrupted()  # temporary files of writes killed midway, by any earlier process
         services = self.context.services
         services[ReadCache] = ReadCache()
         services[EditHistory] = EditHistory(

@@ -2,19 +2,28 @@
 
 The bytes go to a private temporary file in the same folder, are flushed to disk, and take the
 target's place with one ``rename``. A crash, a kill or a full disk at any moment leaves the
-original intact (at worst plus a ``.{name}.{random}.tmp`` file that ``remove_stale_temps``
-clears). Writing in place would close no race: a reader or a crash could see a half-written file.
+original intact. Each temporary file is noted in a journal of this process while it exists, so
+one left by a killed process is removed at the next start (``sweep_interrupted``), and
+``remove_stale_temps`` clears a folder of them. Writing in place would close no race: a reader
+or a crash could see a half-written file.
+
+Two kinds of file are not replaced: a read-only one is refused (nothing is chmod-ed behind the
+user's back), and one with several hard links is written in place, so that every name keeps
+showing the same file; its old content is kept in a backup beside it until the write is done.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import secrets
 import stat
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 _FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -42,7 +51,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *,
 
     A symlink is written through: its final target is replaced and the link stays a link.
     Permission bits (and owner, where allowed) are kept; a new file gets ``0644 & ~umask``
-    unless ``mode`` is given. Raises AtomicWriteError (an OSError) on failure.
+    unless ``mode`` is given. A read-only file is refused; a file with several hard links is
+    written in place (see the module docstring). Raises AtomicWriteError (an OSError).
     """
     target = _final_target(Path(path))
     existing = _stat_or_none(target)
@@ -50,9 +60,22 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *,
         code = errno.EISDIR if stat.S_ISDIR(existing.st_mode) else errno.EINVAL
         raise AtomicWriteError(code, f"{target} is not a regular file; nothing was written.",
                                target)
+    if existing is not None and not existing.st_mode & stat.S_IWUSR:
+        raise AtomicWriteError(
+            errno.EACCES, f"{target} is read-only (mode {stat.S_IMODE(existing.st_mode):04o}); "
+                          "nothing was written. If it should change, make it writable first "
+                          f"(chmod u+w {target}).", target)
+    if existing is not None and existing.st_nlink > 1:
+        return _write_linked(target, data)
     perm = mode if mode is not None else (
         stat.S_IMODE(existing.st_mode) if existing is not None else 0o644 & ~current_umask())
     tmp = target.parent / temp_name(target.name)
+    with _journal(tmp):
+        return _replace(target, tmp, data, existing, perm)
+
+
+def _replace(target: Path, tmp: Path, data: bytes, existing: os.stat_result | None,
+             perm: int) -> os.stat_result:
     try:
         fd = os.open(tmp, _FLAGS, 0o600)
     except OSError as err:
@@ -76,6 +99,105 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *,
         raise
     _fsync_dir(target.parent)
     return result
+
+
+def _write_linked(target: Path, data: bytes) -> os.stat_result:
+    """Write a hard-linked file in place, with its old content kept in a backup meanwhile."""
+    backup = target.parent / f".{target.name}.{secrets.token_hex(6)}.bak"
+    try:
+        old = target.read_bytes()
+        fd = os.open(backup, _FLAGS, 0o600)
+        try:
+            _write_all(fd, old)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        _discard(backup)
+        raise _failure(err, target, existed=True, creating_temp=True) from err
+    try:
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+            result = os.fstat(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            fd = os.open(target, os.O_WRONLY)
+            try:
+                _write_all(fd, old)
+                os.ftruncate(fd, len(old))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            _discard(backup)
+        raise _failure(err, target, existed=True, creating_temp=False) from err
+    _discard(backup)
+    return result
+
+
+# -- the journal of temporary files ---------------------------------------------------------
+
+def journal_dir() -> Path:
+    """Where each process notes the temporary files it has open (one folder per user)."""
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"agent_ext-writes-{user}"
+
+
+@contextlib.contextmanager
+def _journal(tmp: Path) -> Iterator[None]:
+    """Note ``tmp`` while it may exist, so a kill between open and rename is cleaned up later."""
+    folder = journal_dir()
+    note = folder / f"{os.getpid()}.{secrets.token_hex(6)}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        note.write_text(os.fspath(tmp), encoding="utf-8")
+    except OSError:
+        pass  # no journal: remove_stale_temps on the folder still finds the file
+    try:
+        yield
+    finally:
+        note.unlink(missing_ok=True)
+
+
+def sweep_interrupted() -> list[Path]:
+    """Remove the temporary files of writes whose process was killed; returns what went."""
+    removed: list[Path] = []
+    folder = journal_dir()
+    try:
+        notes = list(folder.iterdir())
+    except OSError:
+        return removed
+    for note in notes:
+        pid_text = note.name.split(".", 1)[0]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        try:
+            tmp = Path(note.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            tmp = None
+        if tmp is not None and is_temp_name(tmp.name):
+            with contextlib.suppress(OSError):
+                if tmp.is_file() and not tmp.is_symlink():
+                    tmp.unlink()
+                    removed.append(tmp)
+        note.unlink(missing_ok=True)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def temp_name(name: str) -> str:

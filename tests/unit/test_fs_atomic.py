@@ -5,12 +5,15 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from agent_ext.fs import AtomicWriteError, atomic, atomic_write, remove_stale_temps
+from agent_ext.fs.atomic import journal_dir, sweep_interrupted, temp_name
 
 
 def _listing(folder: Path) -> list[str]:
@@ -200,3 +203,47 @@ def test_remove_stale_temps(tmp_path: Path) -> None:
     assert remove_stale_temps(tmp_path) == [old]
     assert sorted(remove_stale_temps(tmp_path, older_than=0)) == [fresh]
     assert keep.exists() and lookalike_link.is_symlink()
+
+
+def test_a_read_only_file_is_refused_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "locked.txt"
+    target.write_text("keep")
+    target.chmod(0o444)
+    with pytest.raises(AtomicWriteError, match=r"read-only \(mode 0444\).*chmod u\+w"):
+        atomic_write(target, b"new")
+    assert target.read_text() == "keep"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444
+    assert os.listdir(tmp_path) == ["locked.txt"]
+
+
+def test_a_hard_link_keeps_its_identity(tmp_path: Path) -> None:
+    first = tmp_path / "a.txt"
+    first.write_text("old content\n")
+    second = tmp_path / "b.txt"
+    os.link(first, second)
+    inode = first.stat().st_ino
+    atomic_write(first, b"new\n")
+    assert second.read_bytes() == b"new\n" and first.read_bytes() == b"new\n"
+    assert first.stat().st_ino == second.stat().st_ino == inode
+    assert first.stat().st_nlink == 2
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "b.txt"]  # the backup is gone
+
+
+def test_the_journal_of_a_killed_writer_is_swept(tmp_path: Path) -> None:
+    stray = tmp_path / temp_name("x.txt")
+    stray.write_bytes(b"half")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True, timeout=30)
+    journal_dir().mkdir(mode=0o700, exist_ok=True)
+    note = journal_dir() / f"{dead.stdout.strip()}.abcdef012345"
+    note.write_text(str(stray))
+    mine = journal_dir() / f"{os.getpid()}.abcdef012345"
+    live = tmp_path / temp_name("y.txt")
+    live.write_bytes(b"in progress")
+    mine.write_text(str(live))
+    try:
+        assert stray in sweep_interrupted()
+        assert not stray.exists() and not note.exists()
+        assert live.exists() and mine.exists()  # a write of a live process is left alone
+    finally:
+        mine.unlink(missing_ok=True)
