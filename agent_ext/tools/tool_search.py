@@ -95,16 +95,52 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         if query.lower().startswith("select:"):
             return _select(registry, query[len("select:"):], self.params.max_results)
         limit = self.params.max_results
+        query, shortened = bounded_query(query)
         try:
-            # A plugged (model-backed) search may load its model first: off the event loop.
-            outcome = (registry.search(query, limit) if registry.search_is_local
+            # A plugged (model-backed) search may load its model first, and a long query takes
+            # a while to score: both off the event loop.
+            quick = registry.search_is_local and len(query) <= QUICK_QUERY_CHARS
+            outcome = (registry.search(query, limit) if quick
                        else await asyncio.to_thread(registry.search, query, limit))
         except ToolLoadError as exc:
             return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
+        notes = [shortened] if shortened else []
         notice = registry.pop_search_notice()
         if notice is not None:
             control.emit(notice)
-        return _keywords(registry, query, limit, outcome, [notice] if notice else [])
+            notes.append(notice)
+        return _keywords(registry, query, limit, outcome, notes)
+
+
+#: A query is searched with its first this many distinct words, and at most this many
+#: characters; repeated words add nothing to a search.
+MAX_QUERY_WORDS = 48
+MAX_QUERY_CHARS = 600
+#: Queries up to this long are scored on the event loop (well under a millisecond).
+QUICK_QUERY_CHARS = 200
+
+
+def bounded_query(query: str) -> tuple[str, str]:
+    """``query`` without repeated words and cut to the caps, and a note when it was changed."""
+    words: list[str] = []
+    seen: set[str] = set()
+    for word in query.split():
+        key = word.casefold()
+        if key not in seen:
+            seen.add(key)
+            words.append(word)
+    kept: list[str] = []
+    size = 0
+    for word in words[:MAX_QUERY_WORDS]:
+        if size + len(word) > MAX_QUERY_CHARS:
+            break
+        kept.append(word)
+        size += len(word) + 1
+    bounded = " ".join(kept) or query[:MAX_QUERY_CHARS]
+    if len(kept) == len(words) and len(words) == len(query.split()):
+        return query, ""
+    return bounded, (f"The query was searched as its first {len(kept)} distinct words; a few "
+                     "keywords find tools best.")
 
 
 def _select(registry: Registry, spec: str, limit: int) -> ToolResult:

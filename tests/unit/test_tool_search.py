@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import re
+import time
 from typing import Any
 
 from agent_ext.core import ErrorCode, ExecControl, FunctionTool, Registry, ToolContext, ToolResult
 from agent_ext.tools import register_builtins
+from agent_ext.tools.tool_search import MAX_QUERY_WORDS, bounded_query
 
 from .helpers import echo_tool
 
@@ -135,3 +139,40 @@ async def test_reveal_is_rolled_back_when_the_refresh_fails() -> None:
     assert result.error is not None and result.error.code == ErrorCode.TOOL_LOAD_FAILED
     assert reg.revealed == before
     assert "flaky_tool" not in reg.revealed
+
+
+def test_a_query_is_bounded_and_deduplicated() -> None:
+    assert bounded_query("send an email") == ("send an email", "")
+    query, note = bounded_query("email " * 20_000)
+    assert query == "email" and "first 1 distinct words" in note
+    many = " ".join(f"w{i}" for i in range(500))
+    query, note = bounded_query(many)
+    assert len(query.split()) == MAX_QUERY_WORDS and note
+
+
+async def test_a_huge_repeated_query_does_not_stall_the_loop() -> None:
+    reg = Registry()
+    register_builtins(reg)
+    for i in range(200):
+        reg.register_external("srv", FunctionTool(lambda **kw: "", name=f"tool_{i}",
+                                                  description=f"does thing {i} with email",
+                                                  parameters={"type": "object",
+                                                              "properties": {}}))
+    tool = reg.get("tool_search")
+    invocation = tool.build({"query": "email " * 20_000}, ToolContext(registry=reg))
+    assert not isinstance(invocation, ToolResult)
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        while True:
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.01)
+
+    task = asyncio.ensure_future(ticker())
+    try:
+        result = await invocation.execute(ExecControl())
+    finally:
+        task.cancel()
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert not result.is_error, result.text
+    assert max(gaps, default=0) < 0.1
