@@ -406,6 +406,7 @@ class Agent:
         if changed:
             before = ctxmod.estimate_request(self.request())
             self.messages = older + recent
+            self._forget_history()
             after = ctxmod.estimate_request(self.request())
             self._emit(ev.Notice(f"compacted the conversation: ~{before} → ~{after} tokens"))
         return changed
@@ -434,6 +435,7 @@ class Agent:
         import json  # noqa: PLC0415
 
         self.messages = load_messages(json.loads(Path(path).read_text(encoding="utf-8")))
+        self._forget_history()
         self.registry.unreveal()
         restore_reveals(self.registry, self.messages)
 
@@ -444,10 +446,18 @@ class Agent:
         so a reset leaves no process behind; the next run starts the servers again.
         """
         self.messages.clear()
+        self._forget_history()
         self.registry.unreveal()
         self.usage = Usage()
         if self.mcp is not None:
             self.mcp.stop_now()
+
+    def _forget_history(self) -> None:
+        """The conversation lost what earlier reads showed: reads may no longer answer
+        "unchanged, see above" (read rights stay)."""
+        cache = self.context.service(ReadCache)
+        if cache is not None:
+            cache.disarm_history()
 
     async def aclose(self) -> None:
         """Release the session's resources (spill files); safe to call twice."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from pathlib import Path
 
+from agent_ext import Agent
+from agent_ext.core import TextPart
 from agent_ext.fs import ReadCache, atomic_write
+from agent_ext.models import Message, ScriptedModel
 
 
 def _file(tmp_path: Path, text: str = "one\ntwo\n", name: str = "a.txt") -> Path:
@@ -209,3 +213,27 @@ def test_concurrent_reads_and_writes(tmp_path: Path) -> None:
     assert not errors
     assert len(cache) == len(paths)
     assert all(cache.check(p) == "fresh" for p in paths)
+
+
+async def test_a_reset_a_load_or_a_compaction_disarms_the_unchanged_answer(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    agent = Agent(ScriptedModel(["summary"] * 3), cwd=tmp_path, plugins=False, mcp=False)
+    try:
+        for forget in ("reset", "load", "compact"):
+            await agent.call_tool("read_file", {"file_path": "a.txt"})
+            again = await agent.call_tool("read_file", {"file_path": "a.txt"})
+            assert "has not changed" in again.text and "hello" not in again.text
+            if forget == "reset":
+                agent.reset()
+            elif forget == "load":
+                agent.load(agent.save(tmp_path / "t.json"))
+            else:
+                agent.messages = [Message(role="user", parts=(TextPart(f"q{i}"),))
+                                  for i in range(8)]
+                agent.limits = dataclasses.replace(agent.limits, keep_recent_prompts=1)
+                await agent.compact()
+            after = await agent.call_tool("read_file", {"file_path": "a.txt"})
+            assert "hello" in after.text, forget
+    finally:
+        await agent.aclose()
