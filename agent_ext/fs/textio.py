@@ -274,5 +274,29 @@ def _restore_mixed(text: str, like: TextFile) -> str:
     for i, j in pairs:
         if i < len(like.endings) and j < len(ends):
             ends[j] = like.endings[i]
+    _keep_endings_outside_the_change(like.text, text, like.endings, ends)
     return "".join(line + end for line, end in zip(new, [*ends, ""], strict=True))
+
+
+def _keep_endings_outside_the_change(old: str, new: str, old_ends: tuple[str, ...],
+                                     ends: list[str]) -> None:
+    """Every line break before the first changed character or after the last one keeps its
+    original ending, whatever the line diff paired (an edit inside a line keeps its break)."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    old_breaks = [i for i, ch in enumerate(old) if ch == "\n"]
+    shift = len(new) - len(old)
+    by_position = dict(zip(old_breaks, old_ends, strict=False))
+    for j, position in enumerate(i for i, ch in enumerate(new) if ch == "\n"):
+        if j >= len(ends):
+            break
+        if position < prefix:
+            ends[j] = by_position.get(position, ends[j])
+        elif position >= len(new) - suffix:
+            ends[j] = by_position.get(position - shift, ends[j])
 

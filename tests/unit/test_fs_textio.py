@@ -237,3 +237,16 @@ def test_utf16_file_reads_as_text(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe" + "hi\n".encode("utf-16-le"))
     assert is_binary(path) is None
     assert read_text(path).text == "hi\n"
+
+
+def test_an_edit_in_a_mixed_file_keeps_every_ending_outside_the_replaced_text() -> None:
+    data = b"one\r\ntwo\nthree\r\nfour\nfive\r\n"
+    like = decode_text(data)
+    assert like.mixed
+    assert encode_text(like.text.replace("three", "3"), like) == (
+        b"one\r\ntwo\n3\r\nfour\nfive\r\n")
+    assert encode_text(like.text.replace("two\nthree", "TWO"), like) == (
+        b"one\r\nTWO\r\nfour\nfive\r\n")
+    assert encode_text(like.text.replace("four", "4\n4b"), like).startswith(
+        b"one\r\ntwo\nthree\r\n4")
+    assert encode_text(like.text.replace("four", "4\n4b"), like).endswith(b"4b\nfive\r\n")
