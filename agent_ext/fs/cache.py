@@ -2,12 +2,15 @@
 
 Edits refuse files the model never read or that changed under it; this is where "read" and
 "changed" are decided. Entries are keyed by file identity (device, inode), so a symlink, a
-hardlink and a case variant of one file share an entry. The fingerprint is mtime (ns) + size.
+hardlink and a case variant of one file share an entry. The fingerprint is mtime (ns) + size,
+plus a hash of the content where the reader had all of it: a change that keeps size and mtime
+(a fast writer, a coarse clock) is caught by ``content_matches``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import threading
 import time
@@ -36,6 +39,12 @@ class ReadEntry:
     read_resident_in_history: bool = False
     #: False when the filesystem reports inode 0: identity then falls back to the real path.
     verifiable: bool = True
+    #: sha-256 of the whole content as last read or written (None: not known).
+    digest: str | None = None
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class ReadCache:
@@ -61,11 +70,16 @@ class ReadCache:
         return None if state == "unknown" or found is None else found
 
     def record_read(self, path: str | os.PathLike[str], *, full: bool, cacheable: bool,
-                    st: os.stat_result | None = None) -> ReadEntry:
-        """Record a successful read. Same fingerprint: flags only turn on. Drift: they reset."""
+                    st: os.stat_result | None = None, digest: str | None = None) -> ReadEntry:
+        """Record a successful read. Same fingerprint: flags only turn on. Drift: they reset.
+
+        ``digest`` is the ``content_digest`` of the file's bytes when the reader had them all.
+        """
         st = Path(path).stat() if st is None else st
         with self._lock:
             entry, same = self._upsert(path, st)
+            if digest is not None or not same:
+                entry.digest = digest
             entry.last_read_at = time.time()
             if full:
                 entry.read_resident_in_history = True
@@ -78,7 +92,7 @@ class ReadCache:
             return dataclasses.replace(entry)
 
     def record_write(self, path: str | os.PathLike[str],
-                     st: os.stat_result | None = None) -> ReadEntry:
+                     st: os.stat_result | None = None, digest: str | None = None) -> ReadEntry:
         """Record a write by the agent: it authored every byte, so it has read them all.
 
         Pass the stat ``atomic_write`` returns so a change right after the write is not
@@ -87,6 +101,7 @@ class ReadCache:
         st = Path(path).stat() if st is None else st
         with self._lock:
             entry, _ = self._upsert(path, st)
+            entry.digest = digest
             now = time.time()
             entry.last_write_at = entry.last_read_at = now
             entry.last_read_was_full = entry.last_read_cacheable = True
@@ -108,6 +123,14 @@ class ReadCache:
         after_write = e.last_write_at is None or e.last_read_at >= e.last_write_at
         return (e.last_read_was_full and e.last_read_cacheable and e.read_resident_in_history
                 and after_write)
+
+    def content_matches(self, path: str | os.PathLike[str], data: bytes) -> bool:
+        """Whether ``data`` is what was last read or written (True when that is not known)."""
+        with self._lock:
+            key = self._by_path.get(os.path.realpath(path))
+            entry = self._entries.get(key) if key is not None else None
+            expected = entry.digest if entry is not None else None
+        return expected is None or content_digest(data) == expected
 
     def disarm_history(self, path: str | os.PathLike[str] | None = None) -> None:
         """The conversation was compacted: keep read rights, but stop answering "unchanged"."""

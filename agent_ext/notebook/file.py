@@ -20,6 +20,8 @@ from typing import Any
 
 from agent_ext.core.errors import ErrorCode
 from agent_ext.fs import atomic_write
+from agent_ext.fs.cache import content_digest
+from agent_ext.fs.lock import file_lock
 
 from .document import CellData, NotebookError, NotebookSnapshot
 from .ids import is_valid_id, new_cell_id
@@ -37,6 +39,8 @@ class _Loaded:
     style: JsonStyle
     st: os.stat_result
     snapshot: NotebookSnapshot
+    #: sha-256 of the bytes, so a change that keeps size and mtime is still seen.
+    digest: str = ""
 
 
 class FileNotebook:
@@ -181,17 +185,28 @@ class FileNotebook:
             raise NotebookError(ErrorCode.READ_CONTENT_FAILURE,
                                 f"Could not read {self._file}: {err.strerror or err}.") from None
         text, raw = parse_notebook_bytes(data, self._file)
-        self._loaded = _Loaded(raw, JsonStyle.detect(text), st, _snapshot(raw, self.path))
+        self._loaded = _Loaded(raw, JsonStyle.detect(text), st, _snapshot(raw, self.path),
+                               content_digest(data))
         return self._loaded
+
+    def _unchanged_on_disk(self, loaded: _Loaded) -> bool:
+        """Whether the file still holds the bytes ``loaded`` came from (lock held)."""
+        try:
+            return content_digest(self._file.read_bytes()) == loaded.digest
+        except OSError:
+            return False
 
     async def _edit(self, change: Callable[[_Cells, dict[str, Any]], None]) -> None:
         await asyncio.to_thread(self._edit_sync, change)
 
     def _edit_sync(self, change: Callable[[_Cells, dict[str, Any]], None]) -> None:
-        with self._lock:
+        # The file lock keeps another agent's write (another document, another process) from
+        # landing between this check and this write.
+        with self._lock, file_lock(self._file):
             before = self._loaded
             loaded = self._load()
-            if before is not None and loaded is not before:
+            if before is not None and (loaded is not before
+                                       or not self._unchanged_on_disk(loaded)):
                 raise NotebookError(
                     ErrorCode.FILE_CHANGED_SINCE_READ,
                     f"{self._file} changed on disk since it was read (saved by the user or another "
@@ -212,7 +227,8 @@ class FileNotebook:
             except OSError as err:
                 raise NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,
                                     f"Could not write {self._file}: {err}") from None
-            self._loaded = _Loaded(raw, loaded.style, st, _snapshot(raw, self.path))
+            self._loaded = _Loaded(raw, loaded.style, st, _snapshot(raw, self.path),
+                                   content_digest(data))
 
     def _index(self, cells: _Cells, cell_id: str) -> int:
         for i, cell in enumerate(cells):

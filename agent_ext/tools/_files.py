@@ -45,6 +45,8 @@ from agent_ext.fs import (
     parse_path_arg,
     sniff_binary,
 )
+from agent_ext.fs.cache import content_digest
+from agent_ext.fs.lock import file_lock
 from agent_ext.fs.matching import SNIPPET_MAX_LINES, snippet
 from agent_ext.urls import ParsedURL, URLError, URLRouter
 
@@ -269,7 +271,7 @@ def read_checked(cache: ReadCache, path: Path, verb: Verb, *,
     answer = check_prior_read(cache, path, verb, expect_existing=True, require_full=require_full)
     if not answer.ok:
         raise RefusalError(answer.code or ErrorCode.FILE_CHANGED_SINCE_READ, answer.message)
-    if not fresh_read(cache, snap):
+    if not fresh_read(cache, snap) or not cache.content_matches(path, snap.data):
         raise RefusalError(ErrorCode.FILE_CHANGED_SINCE_READ,
                            changed_message(os.fspath(path), "since you last read it"))
     return snap
@@ -466,15 +468,18 @@ class ChangeInvocation(ToolInvocation[P]):
         except TextEncodeError as err:
             message = f"Error executing {self.tool.name}: {err}. Nothing was written."
             raise RefusalError(ErrorCode.FILE_WRITE_FAILURE, message) from None
-        verify_unchanged(cache, plan)
         try:
-            if plan.before is None:
-                plan.path.parent.mkdir(parents=True, exist_ok=True)
-            st = atomic_write(plan.path, data)
+            # One writer at a time from the last check through the rename: another agent's
+            # write lands wholly before this check or wholly after this write.
+            with file_lock(plan.path):
+                verify_unchanged(cache, plan)
+                if plan.before is None:
+                    plan.path.parent.mkdir(parents=True, exist_ok=True)
+                st = atomic_write(plan.path, data)
+                cache.record_write(plan.path, st, content_digest(data))
         except OSError as err:
             raise RefusalError(ErrorCode.FILE_WRITE_FAILURE,
                                f"Error executing {self.tool.name}: {err}") from None
-        cache.record_write(plan.path, st)
         before = plan.before.data if plan.before is not None else None
         session_service(self.ctx, EditHistory).record(plan.path, before, data,
                                                       tool=self.tool.name, call_id=cid)

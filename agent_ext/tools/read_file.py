@@ -34,6 +34,7 @@ from agent_ext.core import (
     ToolResult,
 )
 from agent_ext.fs import LineRange, PathArg, ReadCache, Selector, decode_text, sniff_binary
+from agent_ext.fs.cache import content_digest
 from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
 from agent_ext.notebook.reading import notebook_read_result
 from agent_ext.urls import URLError, URLRouter
@@ -183,17 +184,18 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
             return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
                                    f":img shows image files; {path} is text (not png, jpeg, gif "
                                    "or webp). Read it without :img.")
-        return self._text(path, decode_text(data).text, cache, st)
+        return self._text(path, decode_text(data).text, cache, st, content_digest(data))
 
     def _whole(self) -> bool:
         """Whether this call asks for the whole file, as plain numbered text."""
         return (self.target.selector is None and self.params.offset is None
                 and self.params.limit is None)
 
-    def _text(self, path: Path, text: str, cache: ReadCache, st: os.stat_result) -> ToolResult:
+    def _text(self, path: Path, text: str, cache: ReadCache, st: os.stat_result,
+              digest: str) -> ToolResult:
         lines = split_lines(text)
         if not lines:
-            cache.record_read(path, full=True, cacheable=True, st=st)
+            cache.record_read(path, full=True, cacheable=True, st=st, digest=digest)
             return ToolResult(llm_content=f"(empty file: {path} has no content)",
                               display=f"{path}: empty", file_paths=[os.fspath(path)])
         ranges = self._ranges(len(lines))
@@ -204,7 +206,8 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         selector = self.target.selector
         whole = self._whole() or (selector is not None and selector.raw
                                   and not selector.has_lines)
-        cache.record_read(path, full=whole and not page.truncated, cacheable=True, st=st)
+        cache.record_read(path, full=whole and not page.truncated, cacheable=True, st=st,
+                          digest=digest)
         return ToolResult(llm_content=page.text, file_paths=[os.fspath(path)],
                           display=f"Read {page.summary} from {path}")
 
