@@ -26,6 +26,8 @@ from typing import TextIO
 
 from agent_ext.core.budget import TRUNCATION_MARKER
 
+from ._cgroup import Group
+
 TAG_ENV = "AGENT_EXT_SHELL_TAG"
 POSIX = os.name == "posix"
 LINUX = sys.platform.startswith("linux")
@@ -73,14 +75,16 @@ def spawn(command: str, cwd: Path, log: OutputLog,
     tag = uuid.uuid4().hex
     env = {**os.environ, TAG_ENV: tag}
     if POSIX:
-        popen = subprocess.Popen(shell_argv(command), cwd=cwd, env=env,
+        group = Group.make(tag) if LINUX else None
+        argv = shell_argv(command) if group is None else group.entering(shell_argv(command))
+        popen = subprocess.Popen(argv, cwd=cwd, env=env,
                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, start_new_session=True)
-    else:
-        popen = subprocess.Popen(shell_argv(command), cwd=cwd, env=env,
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT,
-                                 creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        return RunningProcess(popen, tag, log, on_done, group)
+    popen = subprocess.Popen(shell_argv(command), cwd=cwd, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
     return RunningProcess(popen, tag, log, on_done)
 
 
@@ -108,8 +112,11 @@ class RunningProcess:
     """
 
     def __init__(self, popen: subprocess.Popen[bytes], tag: str, log: OutputLog,
-                 on_done: Callable[[RunningProcess], None] | None) -> None:
+                 on_done: Callable[[RunningProcess], None] | None,
+                 group: Group | None = None) -> None:
         self.popen = popen
+        #: The command's control group, where the system allows one (see ``_cgroup``).
+        self.group = group
         self.pid = popen.pid
         self.tag = tag
         self.log = log
@@ -141,6 +148,8 @@ class RunningProcess:
                     stream.close()
             self.returncode = self.popen.wait()
             self.ended = time.monotonic()
+            if self.group is not None and not self.group.pids():
+                self.group.remove()
             if self._on_done is not None:
                 with contextlib.suppress(Exception):
                     self._on_done(self)
@@ -182,6 +191,10 @@ class RunningProcess:
     def kill(self, grace: float = 2.0) -> set[int]:
         """Kill the whole tree (blocking, bounded) and wait briefly for the pipe to drain."""
         survivors = kill_tree(self.pid, self.tag, grace=grace)
+        if self.group is not None:
+            # Whatever left the tree and cleared its environment is still in the group.
+            survivors |= self.group.kill()
+            self.group.remove()
         self.done.wait(timeout=2.0)
         return survivors
 

@@ -16,7 +16,7 @@ import pytest
 from agent_ext import Agent
 from agent_ext.core import ErrorCode, ExecControl, ToolContext, ToolResult
 from agent_ext.models import ScriptedModel
-from agent_ext.tools import BUILTINS
+from agent_ext.tools import BUILTINS, _cgroup
 from agent_ext.tools._proc import LOG_CAP_CHARS, TRUNCATION_MARKER, OutputLog, log_cap
 from agent_ext.tools.shell import ShellInvocation, ShellTool
 from agent_ext.tools.shell_jobs import ShellJobs
@@ -389,3 +389,39 @@ async def test_a_flood_of_output_stays_within_the_cap(tmp_path: Path,
         await agent.aclose()
     assert "keeps its start and end" in result.text
     assert sizes and max(sizes) < 1.2 * 1024 * 1024
+
+
+@pytest.mark.skipif(_cgroup.root() is None, reason="needs a control group this user may make")
+async def test_a_process_that_clears_its_environment_and_detaches_is_still_stopped(
+        tmp_path: Path) -> None:
+    marker = f"agent_ext_detached_{os.getpid()}"
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, mode="bypassPermissions", plugins=False,
+                  mcp=False)
+    try:
+        job = await agent.call_tool("shell", {
+            "command": f"env -i setsid -f bash -c 'exec -a {marker} sleep 300'; sleep 300",
+            "run_in_background": True})
+        assert not job.is_error, job.text
+        for _ in range(50):
+            if _leftovers(marker):
+                break
+            await asyncio.sleep(0.1)
+        assert _leftovers(marker), "the detached process never started: the test proves nothing"
+    finally:
+        await agent.aclose()
+    await asyncio.sleep(0.3)
+    assert not _leftovers(marker)
+    root = _cgroup.root()
+    assert root is not None
+    assert not [g for g in root.iterdir() if g.name.startswith(f"agent_ext-{os.getpid()}-")]
+
+
+def _leftovers(marker: str) -> list[Path]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
+                found.append(proc)
+        except OSError:
+            continue
+    return found
