@@ -20,6 +20,8 @@ from pathlib import Path
 
 _PROBE_LOCK = threading.Lock()
 _ROOT: list[Path | None] = []
+#: Groups of this process still in use (made, and not removed by their command).
+_IN_USE: set[str] = set()
 
 
 def _mounts() -> list[tuple[str, str, str]]:
@@ -64,14 +66,19 @@ def root() -> Path | None:
         return found
 
 
-def _sweep(base: Path) -> None:
-    """Remove the empty groups of processes that are gone (a kernel that was killed)."""
+def _sweep(base: Path, *, own: bool = False) -> None:
+    """Remove empty groups: of processes that are gone (a kernel that was killed), or with
+    ``own`` this process's, whose last member has ended since."""
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
             owner = entry.name.split("-")[1] if entry.name.startswith("agent_ext-") else ""
-            if owner.isdigit() and not _alive(int(owner)):
+            if not owner.isdigit():
+                continue
+            mine = int(owner) == os.getpid()
+            if (own and mine and entry.name not in _IN_USE) or (
+                    not mine and not _alive(int(owner))):
                 with contextlib.suppress(OSError):
-                    entry.rmdir()
+                    entry.rmdir()  # fails, harmlessly, while the group has members
 
 
 def _alive(pid: int) -> bool:
@@ -95,11 +102,14 @@ class Group:
         base = root()
         if base is None:
             return None
-        path = base / f"agent_ext-{os.getpid()}-{name}"
-        try:
-            path.mkdir()
-        except OSError:
-            return None
+        with _PROBE_LOCK:
+            _sweep(base, own=True)
+            path = base / f"agent_ext-{os.getpid()}-{name}"
+            try:
+                path.mkdir()
+            except OSError:
+                return None
+            _IN_USE.add(path.name)
         return cls(path)
 
     def entering(self, argv: list[str]) -> list[str]:
@@ -129,6 +139,9 @@ class Group:
             time.sleep(0.02)
 
     def remove(self) -> None:
-        """Remove the group once it is empty (a group with members stays, to be killed)."""
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
+        """Remove the group once it is empty (a group with members stays, to be killed, or is
+        swept by a later command once its members have ended)."""
+        with _PROBE_LOCK:
+            _IN_USE.discard(self.path.name)
+            with contextlib.suppress(OSError):
+                self.path.rmdir()

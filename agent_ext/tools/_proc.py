@@ -148,8 +148,8 @@ class RunningProcess:
                     stream.close()
             self.returncode = self.popen.wait()
             self.ended = time.monotonic()
-            if self.group is not None and not self.group.pids():
-                self.group.remove()
+            if self.group is not None:
+                self.group.remove()  # kept while members are left, for kill() to find them
             if self._on_done is not None:
                 with contextlib.suppress(Exception):
                     self._on_done(self)

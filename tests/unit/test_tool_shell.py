@@ -407,13 +407,15 @@ async def test_a_process_that_clears_its_environment_and_detaches_is_still_stopp
                 break
             await asyncio.sleep(0.1)
         assert _leftovers(marker), "the detached process never started: the test proves nothing"
+        jobs = agent.context.service(ShellJobs)
+        assert jobs is not None
+        group = jobs.jobs()[0].process.group
+        assert group is not None and group.path.exists()
     finally:
         await agent.aclose()
     await asyncio.sleep(0.3)
     assert not _leftovers(marker)
-    root = _cgroup.root()
-    assert root is not None
-    assert not [g for g in root.iterdir() if g.name.startswith(f"agent_ext-{os.getpid()}-")]
+    assert not group.path.exists()
 
 
 def _leftovers(marker: str) -> list[Path]:
