@@ -219,6 +219,24 @@ class McpManager:
 
     # -- runtime changes ------------------------------------------------------------------------
 
+    def reconfigure(self, config: McpConfig) -> list[str]:
+        """Use ``config``'s servers from now on (project trust changed); names of the stopped.
+
+        When a running server is dropped or changed, every server is stopped now (the next
+        ``start()`` connects those still configured); a new server waits for that start.
+        """
+        def same(a: ServerConfig, b: ServerConfig | None) -> bool:
+            return b is not None and (a.describe(), a.origin) == (b.describe(), b.origin)
+
+        stale = [n for n in self._conns if not same(self.configs[n], config.servers.get(n))
+                 ] if all(n in self.configs for n in self._conns) else list(self._conns)
+        running = [n for n, c in self._conns.items() if c.state == "connected"]
+        if stale:
+            self.stop_now()
+        self.configs = dict(config.servers)
+        self.problems, self.disabled = config.problems, config.disabled
+        return running if stale else []
+
     async def add(self, config: ServerConfig) -> ServerStatus:
         """Start a new server now (``%agent mcp add``); replaces one of the same name."""
         if config.name in self._conns:
