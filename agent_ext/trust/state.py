@@ -59,14 +59,19 @@ class ProjectTrust:
         return self.record is not None and self.record.digest != self.ask.digest
 
     @property
+    def _whole(self) -> bool:
+        return self.status in ("trusted", "once", "code")
+
+    @property
     def settings(self) -> Settings:
-        """The settings in force: all of them when trusted, else the narrowing part."""
-        return self.files.settings if self.trusted else self.files.narrowed
+        """The settings in force: all of them when trusted, else the narrowing part (and the
+        user's own items)."""
+        return self.files.settings if self._whole else self.files.narrowed
 
     @property
     def mcp_json(self) -> SettingsFile | None:
-        """``.mcp.json`` as in force (only its disabled entries when not trusted)."""
-        return self.files.mcp_json if self.trusted else self.files.narrowed_mcp_json
+        """``.mcp.json`` as in force (only disabled and own entries when not trusted)."""
+        return self.files.mcp_json if self._whole else self.files.narrowed_mcp_json
 
     def withheld(self) -> str:
         """One line: what is withheld and what to type to trust it ("" when nothing is)."""
