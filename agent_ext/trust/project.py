@@ -107,7 +107,8 @@ class ProjectAsk:
 
     def summary(self) -> str:
         """``MCP server 'x' (.mcp.json), allow rule Bash(*) (.agent_ext/settings.json)``."""
-        return ", ".join(f"{i.label()} ({i.file})" for i in self.items)
+        ordered = sorted(self.items, key=lambda i: i.kind != "server")  # servers first
+        return ", ".join(f"{i.label()} ({i.file})" for i in ordered)
 
 
 @dataclass(frozen=True)
