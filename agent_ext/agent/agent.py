@@ -21,6 +21,7 @@ from agent_ext.core.interaction import Asker
 from agent_ext.core.plugins import load_plugins
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.mcp import McpConfig, McpManager, load_mcp_config
+from agent_ext.mcp.config import MCP_JSON
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -46,7 +47,6 @@ from agent_ext.trust import (
     check_project,
     trust_once,
 )
-from agent_ext.trust.project import MCP_JSON
 from agent_ext.urls import URLRouter
 from agent_ext.urls.schemes import register_notebook_schemes
 

@@ -228,12 +228,15 @@ class McpManager:
         def same(a: ServerConfig, b: ServerConfig | None) -> bool:
             return b is not None and (a.describe(), a.origin) == (b.describe(), b.origin)
 
-        stale = [n for n in self._conns if not same(self.configs[n], config.servers.get(n))
+        # Servers added from code or `%agent mcp add --no-save` come from no file: they stay.
+        servers = {**{n: c for n, c in self.configs.items() if c.source is None},
+                   **config.servers}
+        stale = [n for n in self._conns if not same(self.configs[n], servers.get(n))
                  ] if all(n in self.configs for n in self._conns) else list(self._conns)
         running = [n for n, c in self._conns.items() if c.state == "connected"]
         if stale:
             self.stop_now()
-        self.configs = dict(config.servers)
+        self.configs = servers
         self.problems, self.disabled = config.problems, config.disabled
         return running if stale else []
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ import pytest
 
 from agent_ext import Agent
 from agent_ext.agent.approval import Decision
+from agent_ext.jupyter import commands
+from agent_ext.jupyter.session import Session
 from agent_ext.mcp import load_mcp_config
 from agent_ext.models import ScriptedModel, call
 from agent_ext.permissions import Mode, RulePolicy
@@ -370,3 +373,53 @@ async def test_an_untrusted_model_is_not_used(tmp_path: Path) -> None:
     agent.trust(once=True)
     assert "from-the-repo" in agent.model.name
     await agent.aclose()
+
+
+async def test_servers_added_from_code_survive_a_change_of_trust(project: Path) -> None:
+    agent = Agent(ScriptedModel([]), cwd=project, plugins=False)
+    assert agent.mcp is not None
+    agent.mcp.configure("mine", {"command": sys.executable, "args": [str(STDIO)]})
+    agent.trust()
+    assert set(agent.mcp.configs) == {"mine", "x"}
+    agent.untrust()
+    assert set(agent.mcp.configs) == {"mine"}
+    await agent.aclose()
+
+
+# -- the magics' commands -----------------------------------------------------------------------
+
+
+def session_in(root: Path) -> Session:
+    session = Session(None)
+    session.config.cwd = str(root)
+    session.config.model = "demo"
+    return session
+
+
+async def test_agent_trust_untrust_and_status(project: Path) -> None:
+    session = session_in(project)
+    before = commands.status(session, Namespace())
+    assert "agent: not started" in before and "project trust: project files of" in before
+    try:
+        said = commands.trust(session, Namespace(once=True))
+        assert "project trust: trusted once (this session only)" in said
+        assert "next %%agent cell" in said
+        status = commands.status(session, Namespace())
+        assert "mode: bypassPermissions" in status and "MCP servers in force: x (" in status
+        assert "narrowing rules applied: deny: Bash(rm *)" in status
+        said = commands.untrust(session, Namespace())
+        assert "you chose Don't trust on" in said and "`%agent trust`" in said
+        status = commands.status(session, Namespace())
+        assert "mode: default" in status and "MCP servers in force: none" in status
+        said = commands.trust(session, Namespace(once=False))
+        assert "project trust: trusted on" in said
+    finally:
+        session.close()
+
+
+async def test_agent_trust_when_nothing_asks(tmp_path: Path) -> None:
+    session = session_in(tmp_path)
+    try:
+        assert commands.trust(session, Namespace(once=False)).startswith("nothing to trust")
+    finally:
+        session.close()
