@@ -40,11 +40,13 @@ from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
 from agent_ext.trust import (
+    ProjectAsk,
     ProjectTrust,
     TrustChoice,
     TrustItem,
     TrustStore,
     check_project,
+    forget_once,
     trust_once,
 )
 from agent_ext.urls import URLRouter
@@ -192,25 +194,30 @@ class Agent:
             self._apply_project(old)
         return found
 
-    def trust(self, *, once: bool = False) -> ProjectTrust:
+    def trust(self, *, once: bool = False, shown: ProjectAsk | None = None) -> ProjectTrust:
         """Trust the project's files as they are now: kept in the user config, or with
-        ``once`` for this session only. What they ask for applies from the next run."""
-        found = check_project(self.cwd)
-        if found.ask:
+        ``once`` for this session only. What they ask for applies from the next run.
+
+        ``shown`` is what the user was shown (the trust widget's): the answer holds for that,
+        so a file that changed meanwhile is asked about again.
+        """
+        ask = shown if shown is not None else check_project(self.cwd).ask
+        if ask:
             if once:
-                trust_once(found.ask)
+                trust_once(ask)
             else:
-                TrustStore().record(found.ask, "trusted")
+                TrustStore().record(ask, "trusted")
         if self._trust_choice is False:
             self._trust_choice = None
         return self.refresh_project()
 
-    def untrust(self) -> ProjectTrust:
-        """Don't trust the project's files as they are now (kept, so it is not asked again
-        until they change); what they asked for is withdrawn at once, servers stopped."""
-        found = check_project(self.cwd)
-        if found.ask:
-            TrustStore().record(found.ask, "distrusted")
+    def untrust(self, *, shown: ProjectAsk | None = None) -> ProjectTrust:
+        """Don't trust the project's files as they are now, or as ``shown`` (kept, so it is
+        not asked again until they change); what they asked for is withdrawn at once."""
+        ask = shown if shown is not None else check_project(self.cwd).ask
+        forget_once(self.cwd)
+        if ask:
+            TrustStore().record(ask, "distrusted")
         else:
             TrustStore().forget(self.cwd)
         self._trust_choice = None
@@ -229,11 +236,14 @@ class Agent:
                 "project", "local", "project local"):
             self.refresh_project()
             return
-        mine = {r.text for r in self.policy.rules("allow") if r.origin.path is None}
+        # What is new in the file since it was last read, and is a rule of this session.
+        mine = {r.text for r in self.policy.rules("allow") if r.origin.source == "session"}
+        known = {i.key_text() for i in (*self.project_trust.ask.items,
+                                        *self.project_trust.ask.own)}
         file = str(self.policy.settings_file(persist).relative_to(self.cwd))
         found = check_project(self.cwd).ask.items
         self._keep_own([i for i in found if i.key == "permissions.allow" and i.file == file
-                        and i.value in mine])
+                        and i.value in mine and i.key_text() not in known])
 
     def _keep_own(self, items: list[TrustItem]) -> None:
         TrustStore().add_own(self.cwd, items)

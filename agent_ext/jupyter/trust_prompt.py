@@ -35,6 +35,8 @@ async def settle_trust(session: Session, agent: Agent) -> None:
         why = "dontAsk mode never asks, so nothing is trusted"
     elif session.frontend.absent:
         why = NO_FRONTEND
+    if why is not None and project.withheld() == agent.withheld_noted:
+        return  # said once in this session: a headless notebook is not told in every cell
     widget: Any = None
     if why is None:
         try:
@@ -49,9 +51,10 @@ async def settle_trust(session: Session, agent: Agent) -> None:
         _withheld(session, agent, why or NO_FRONTEND)
         return
     if answer == "distrust":
-        agent.untrust()
+        done = agent.untrust(shown=project.ask)
     else:
-        agent.trust(once=answer == "once")
+        done = agent.trust(once=answer == "once", shown=project.ask)
+    agent.withheld_noted = done.withheld()  # the line below says it
     session.record(f"[agent_ext] project trust: {agent.cwd} {_SAID[answer]}.")
 
 

@@ -193,3 +193,14 @@ def test_dont_ask_mode_never_trusts(
     assert "ProjectTrustWidget" not in browser.widgets
     assert "dontAsk mode never asks, so nothing is trusted" in run.stdout
     assert not marker.exists() and tagged(tag) == []
+
+
+def test_headless_says_it_once_per_session(
+        kernel: KernelSession, workdir: Path, project: tuple[Path, str]) -> None:
+    kernel.ok("%load_ext agent_ext\n%config AgentExt.ready_timeout = 0.5")
+    kernel.ok(SETUP)
+    first = kernel.ok("%%agent\nclean up", timeout=60)
+    second = kernel.ok("%%agent\nagain", timeout=60)
+    assert "[agent_ext] project trust:" in first.stdout
+    assert "project trust" not in second.stdout
+    assert "not trusted yet" in kernel.ok("%agent status").stdout

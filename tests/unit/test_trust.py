@@ -423,3 +423,27 @@ async def test_agent_trust_when_nothing_asks(tmp_path: Path) -> None:
         assert commands.trust(session, Namespace(once=False)).startswith("nothing to trust")
     finally:
         session.close()
+
+
+async def test_saving_a_rule_does_not_adopt_what_the_project_shipped(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root / ".agent_ext/settings.json", {"permissions": {"allow": ["Read(~/**)"]}})
+    model = ScriptedModel([call("shell", {"command": "touch made"}, id="a"), "ok"])
+    agent = Agent(model, cwd=root, plugins=False, mcp=False,
+                  approver=lambda _r: Decision.always(persist="project"))
+    assert isinstance(agent.policy, RulePolicy)
+    agent.policy.add_rule("allow", "Read(~/**)")  # even a session rule of the same text
+    await agent.run("make it")
+    await agent.aclose()
+    again = check_project(root)
+    assert [i.value for i in again.ask.items] == ["Read(~/**)"]  # still withheld
+    own = [i.value for i in again.ask.own]  # the rule "always allow" saved, however written
+    assert len(own) == 1 and own[0].startswith("Bash(touch")
+
+
+async def test_trust_holds_for_what_was_shown(project: Path) -> None:
+    shown = read_project(project).ask
+    write(project / ".mcp.json", {"mcpServers": {"x": server(["-c", "changed meanwhile"])}})
+    agent = Agent(ScriptedModel([]), cwd=project, plugins=False, mcp=False)
+    assert agent.trust(shown=shown).status == "unanswered"  # the change is asked about
+    await agent.aclose()
