@@ -190,7 +190,7 @@ class Agent:
                               trusted_digest=self._trusted_digest if choice else None)
         old = self.project_trust
         self.project_trust = found
-        if (found.ask.digest, found.status) != (old.ask.digest, old.status):
+        if _in_force(found) != _in_force(old):
             self._apply_project(old)
         return found
 
@@ -618,6 +618,12 @@ def choose_tool_search(registry: Registry, cwd: Path,
                 "%pip install 'agent-ext[embed]' and restart the kernel. Until then the "
                 "pure-Python search is used.")
     return None
+
+
+def _in_force(project: ProjectTrust) -> tuple[object, ...]:
+    """What decides the settings in force: a change of any part re-applies them."""
+    ask = project.ask
+    return (ask.digest, project.status, ask.narrowing, tuple(i.key_text() for i in ask.own))
 
 
 def _resolve(model: Model | str | Sequence[Step] | None, cwd: Path,

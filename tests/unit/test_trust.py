@@ -447,3 +447,15 @@ async def test_trust_holds_for_what_was_shown(project: Path) -> None:
     agent = Agent(ScriptedModel([]), cwd=project, plugins=False, mcp=False)
     assert agent.trust(shown=shown).status == "unanswered"  # the change is asked about
     await agent.aclose()
+
+
+async def test_a_deny_rule_added_to_the_project_applies_at_the_next_run(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    model = ScriptedModel(["first", call("shell", {"command": "rm -rf build"}, id="s"), "done"])
+    agent = Agent(model, cwd=root, plugins=False, mcp=False, mode="bypassPermissions")
+    await agent.run("one")
+    write(root / ".agent_ext/settings.json", {"permissions": {"deny": ["Bash(rm *)"]}})
+    result = await agent.run("two")
+    assert "denied by Bash(rm *)" in result.tool_calls[0][1].text
+    await agent.aclose()
