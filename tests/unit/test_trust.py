@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_ext import Agent
 from agent_ext.agent.approval import Decision
@@ -459,3 +462,51 @@ async def test_a_deny_rule_added_to_the_project_applies_at_the_next_run(tmp_path
     result = await agent.run("two")
     assert "denied by Bash(rm *)" in result.tool_calls[0][1].text
     await agent.aclose()
+
+
+# -- whatever a project writes, untrusted it only narrows ----------------------------------------
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8))
+_json_value = st.recursive(_json_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=8)
+_keys = st.sampled_from(["model", "toolSearch", "permissions", "mcpServers", "env", "hooks",
+                         "$schema", "apiKeyHelper", "x"])
+_perm_keys = st.sampled_from(["allow", "deny", "ask", "defaultMode", "additionalDirectories",
+                              "sandbox"])
+_modes = st.sampled_from(["default", "plan", "acceptEdits", "bypassPermissions", "dontAsk",
+                          "auto", "yolo", "Plan", "bypass"])
+_permissions = st.dictionaries(_perm_keys, st.one_of(
+    _json_value, _modes, st.lists(st.sampled_from(["Bash", "Edit", "Read(~/**)", "~"]))),
+    max_size=5)
+_servers = st.dictionaries(st.text(min_size=1, max_size=5), st.one_of(
+    _json_value, st.fixed_dictionaries({"command": st.just("sh")},
+                                       optional={"disabled": st.booleans()})), max_size=3)
+_files = st.dictionaries(_keys, _json_value, max_size=5).flatmap(
+    lambda base: st.fixed_dictionaries({}, optional={
+        "permissions": _permissions, "mcpServers": _servers}).map(lambda extra: {**base,
+                                                                                **extra}))
+
+
+@given(data=_files, local=_files, mcp=_servers)
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_untrusted_files_never_widen(tmp_path: Path, data: dict[str, Any],
+                                     local: dict[str, Any], mcp: dict[str, Any]) -> None:
+    root = tmp_path / f"repo-{uuid.uuid4().hex}"
+    write(root / ".agent_ext/settings.json", data)
+    write(root / ".agent_ext/settings.local.json", local)
+    write(root / ".mcp.json", {"mcpServers": mcp})
+    trust = check_project(root)
+    policy = RulePolicy(root, settings=trust.settings)
+    assert policy.rules("allow") == ()
+    assert policy.directories == []
+    assert policy.mode in (Mode.DEFAULT, Mode.PLAN)
+    assert trust.settings.model is None
+    config = load_mcp_config(root, settings=trust.settings, mcp_json=trust.mcp_json)
+    assert config.servers == {}
+    allowed = {"toolSearch", "$schema", "permissions", "mcpServers"}
+    for source in trust.settings.sources:
+        assert set(source.data) <= allowed
+        assert set(source.data.get("permissions", {})) <= {"deny", "ask", "defaultMode"}
+        assert all(v == {"disabled": True} for v in source.data.get("mcpServers", {}).values())
