@@ -100,14 +100,22 @@ def trust(session: Session, args: argparse.Namespace) -> str:
     if agent.refresh_project().status == "nothing":
         return ("nothing to trust: this project's files ask for nothing beyond deny and ask "
                 "rules (`%agent status` shows what applies)")
-    done = agent.trust(once=bool(args.once))
+    try:
+        done = agent.trust(once=bool(args.once))
+    except OSError as exc:
+        raise UsageError(f"could not keep the answer: {exc}. Fix that, or type `%agent trust "
+                         "--once` to trust the project for this session only.") from None
     after = ("its MCP servers start with the next %%agent cell; `%agent untrust` withdraws "
              "the trust")
     return "\n".join([*done.lines(), after])
 
 
 def untrust(session: Session, _args: argparse.Namespace) -> str:
-    done = session.agent().untrust()
+    try:
+        done = session.agent().untrust()
+    except OSError as exc:
+        raise UsageError(f"could not keep the answer: {exc}. Fix that and type `%agent "
+                         "untrust` again; until then the project stays as it was.") from None
     return "\n".join([*done.lines(), "type `%agent trust` to trust the files again"])
 
 

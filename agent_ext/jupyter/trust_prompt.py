@@ -50,12 +50,22 @@ async def settle_trust(session: Session, agent: Agent) -> None:
     if widget is None or answer is None:
         _withheld(session, agent, why or NO_FRONTEND)
         return
-    if answer == "distrust":
-        done = agent.untrust(shown=project.ask)
-    else:
-        done = agent.trust(once=answer == "once", shown=project.ask)
+    note = ""
+    try:
+        if answer == "distrust":
+            done = agent.untrust(shown=project.ask)
+        else:
+            done = agent.trust(once=answer == "once", shown=project.ask)
+    except OSError as exc:  # the store cannot be written: the answer holds for this session
+        note = f" (it could not be kept: {exc}; it holds for this session only)"
+        if answer == "distrust":
+            agent.withheld_noted = project.withheld()
+            done = project
+        else:
+            answer = "once"
+            done = agent.trust(once=True, shown=project.ask)
     agent.withheld_noted = done.withheld()  # the line below says it
-    session.record(f"[agent_ext] project trust: {agent.cwd} {_SAID[answer]}.")
+    session.record(f"[agent_ext] project trust: {agent.cwd} {_SAID[answer]}{note}.")
 
 
 async def _ask(session: Session, widget: Any) -> tuple[str | None, str | None]:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from IPython.core.error import UsageError
 
 from agent_ext import Agent
 from agent_ext.agent.approval import Decision
@@ -510,3 +511,17 @@ def test_untrusted_files_never_widen(tmp_path: Path, data: dict[str, Any],
         assert set(source.data) <= allowed
         assert set(source.data.get("permissions", {})) <= {"deny", "ask", "defaultMode"}
         assert all(v == {"disabled": True} for v in source.data.get("mcpServers", {}).values())
+
+
+async def test_a_store_that_cannot_be_written_is_a_usage_error(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("AGENT_EXT_CONFIG_DIR", str(blocker / "config"))
+    session = session_in(project)
+    try:
+        with pytest.raises(UsageError, match="--once"):
+            commands.trust(session, Namespace(once=False))
+        assert "trusted once" in commands.trust(session, Namespace(once=True))
+    finally:
+        session.close()
