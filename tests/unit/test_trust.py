@@ -468,9 +468,14 @@ async def test_a_deny_rule_added_to_the_project_applies_at_the_next_run(tmp_path
 # -- whatever a project writes, untrusted it only narrows ----------------------------------------
 
 _json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8))
-_json_value = st.recursive(_json_leaf, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-    max_leaves=8)
+
+
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.lists(inner, max_size=3),
+                     st.dictionaries(st.text(max_size=6), inner, max_size=3))
+
+
+_json_value = st.recursive(_json_leaf, _nested, max_leaves=8)
 _keys = st.sampled_from(["model", "toolSearch", "permissions", "mcpServers", "env", "hooks",
                          "$schema", "apiKeyHelper", "x"])
 _perm_keys = st.sampled_from(["allow", "deny", "ask", "defaultMode", "additionalDirectories",
