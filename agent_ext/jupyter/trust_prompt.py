@@ -37,17 +37,15 @@ async def settle_trust(session: Session, agent: Agent) -> None:
         why = NO_FRONTEND
     if why is not None and project.withheld() == agent.withheld_noted:
         return  # said once in this session: a headless notebook is not told in every cell
-    widget: Any = None
+    answer: str | None = None
     if why is None:
         try:
             from .widgets import ProjectTrustWidget  # noqa: PLC0415  (anywidget is heavy)
         except ImportError as exc:
             why = f"the trust widget is unavailable ({exc}), so nothing is trusted"
         else:
-            widget = ProjectTrustWidget(project)
-    if widget is not None:
-        answer, why = await _ask(session, widget)
-    if widget is None or answer is None:
+            answer, why = await _ask(session, ProjectTrustWidget(project))
+    if answer is None:
         _withheld(session, agent, why or NO_FRONTEND)
         return
     note = ""
@@ -59,7 +57,6 @@ async def settle_trust(session: Session, agent: Agent) -> None:
     except OSError as exc:  # the store cannot be written: the answer holds for this session
         note = f" (it could not be kept: {exc}; it holds for this session only)"
         if answer == "distrust":
-            agent.withheld_noted = project.withheld()
             done = project
         else:
             answer = "once"

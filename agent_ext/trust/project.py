@@ -30,6 +30,8 @@ HARMLESS_KEYS = frozenset({"toolSearch", "$schema"})
 #: Permission keys applied from an untrusted project: they only refuse or ask more.
 NARROWING_PERMISSIONS = ("deny", "ask")
 _SECRET_VALUED = ("env", "headers")
+#: Items named in one-line notes; the widget and ``%agent status`` show every one.
+SUMMARY_ITEMS = 8
 
 ItemKind = Literal["server", "setting"]
 
@@ -108,7 +110,10 @@ class ProjectAsk:
     def summary(self) -> str:
         """``MCP server 'x' (.mcp.json), allow rule Bash(*) (.agent_ext/settings.json)``."""
         ordered = sorted(self.items, key=lambda i: i.kind != "server")  # servers first
-        return ", ".join(f"{i.label()} ({i.file})" for i in ordered)
+        listed = [f"{i.label()} ({i.file})" for i in ordered[:SUMMARY_ITEMS]]
+        more = len(ordered) - SUMMARY_ITEMS
+        return ", ".join(listed) + (f" and {more} more (`%agent status` lists them)"
+                                    if more > 0 else "")
 
 
 @dataclass(frozen=True)

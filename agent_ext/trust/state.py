@@ -14,7 +14,7 @@ from typing import Literal
 
 from agent_ext.settings import Settings, SettingsFile
 
-from .project import ProjectAsk, ProjectFiles, read_project
+from .project import SUMMARY_ITEMS, ProjectAsk, ProjectFiles, read_project
 from .store import TrustRecord, TrustStore, trusted_once
 
 #: ``nothing``: the project asks for nothing to trust; ``trusted``/``distrusted``: a kept
@@ -99,6 +99,8 @@ class ProjectTrust:
             out.append(f"project trust: {when}; in force: {ask.summary()}")
         else:
             out.append("project trust: " + self.withheld())
+            if len(ask.items) > SUMMARY_ITEMS:
+                out += [f"  withheld: {i.render()}" for i in ask.items]
         if ask.narrowing:
             out.append("narrowing rules applied: " + ", ".join(ask.narrowing))
         if ask.own:

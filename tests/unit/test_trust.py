@@ -530,3 +530,12 @@ async def test_a_store_that_cannot_be_written_is_a_usage_error(
         assert "trusted once" in commands.trust(session, Namespace(once=True))
     finally:
         session.close()
+
+
+def test_a_long_list_is_cut_in_the_line_and_whole_in_the_status(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root / ".agent_ext/settings.json", {"permissions": {
+        "allow": [f"Bash(tool{n} *)" for n in range(20)]}})
+    trust = check_project(root)
+    assert "and 12 more (`%agent status` lists them)" in trust.withheld()
+    assert sum("withheld: permissions.allow" in line for line in trust.lines()) == 20
