@@ -204,3 +204,32 @@ def test_headless_says_it_once_per_session(
     assert "[agent_ext] project trust:" in first.stdout
     assert "project trust" not in second.stdout
     assert "not trusted yet" in kernel.ok("%agent status").stdout
+
+
+def test_an_interrupt_at_the_trust_question_trusts_nothing(
+        kernel: KernelSession, workdir: Path, project: tuple[Path, str]) -> None:
+    marker, tag = project
+    kernel.ok("%load_ext agent_ext")
+    kernel.ok(SETUP)
+    shown: list[float] = []
+    sent: list[float] = []
+
+    def frontend(k: KernelSession, msg: dict[str, Any]) -> None:
+        name = widget_model(msg)
+        if name:
+            k.send_custom(msg["content"]["comm_id"], {"type": "ready"})
+        if name == "ProjectTrustWidget":
+            shown.append(time.monotonic())
+
+    def interrupt(_elapsed: float) -> None:
+        if shown and not sent and time.monotonic() - shown[0] > 0.5:
+            kernel.km.interrupt_kernel()
+            sent.append(time.monotonic())
+
+    run = kernel.execute("%%agent\nclean up", on_message=frontend, during=interrupt, timeout=30)
+    assert sent and run.status == "error", run.text
+    assert "interrupted at the project trust question: nothing was trusted" in run.text
+    assert "Traceback" not in run.text
+    assert not marker.exists() and tagged(tag) == []
+    assert "not trusted yet" in kernel.ok("%agent status").stdout
+    assert json.loads(kernel.ok(RESULTS).stdout) == []  # the prompt was not sent
