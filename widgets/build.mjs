@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const SRC = join(ROOT, "src");
 const OUT = join(ROOT, "bundle");
-export const WIDGETS = ["confirm_diff", "transcript", "tool_catalogue", "ask_user"];
+export const WIDGETS = ["confirm_diff", "transcript", "tool_catalogue", "ask_user", "project_trust"];
 
 const IMPORT = /^import\s*\{([^}]*)\}\s*from\s*"(\.{1,2}\/[^"]+)";?[ \t]*$/gm;
 const ANY_IMPORT = /^\s*import\b/m;

@@ -22,7 +22,8 @@ from agent_ext.core.params import argument_problem
 from agent_ext.core.plugins import load_plugins
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.fs.atomic import sweep_interrupted
-from agent_ext.mcp import McpManager
+from agent_ext.mcp import McpConfig, McpManager, load_mcp_config
+from agent_ext.mcp.config import MCP_JSON
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -35,11 +36,21 @@ from agent_ext.models import (
 from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
-from agent_ext.settings import TOOL_SEARCHES, load_settings
+from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
 from agent_ext.tools import register_builtins
 from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
+from agent_ext.trust import (
+    ProjectAsk,
+    ProjectTrust,
+    TrustChoice,
+    TrustItem,
+    TrustStore,
+    check_project,
+    forget_once,
+    trust_once,
+)
 from agent_ext.urls import URLRouter
 from agent_ext.urls.schemes import register_notebook_schemes
 
@@ -96,9 +107,15 @@ class Agent:
         plugins: bool = True,
         mcp: bool = True,
         on_event: ev.EventSink | None = None,
+        trust_project: TrustChoice = None,
     ) -> None:
         self.cwd = Path(cwd).expanduser().resolve()
-        self.model, self.model_notice = _resolve(model, self.cwd)
+        # The project's own files widen nothing until trusted (see agent_ext.trust).
+        self._trust_choice = trust_project
+        self.project_trust = check_project(self.cwd, trust=trust_project)
+        self._trusted_digest = self.project_trust.ask.digest
+        self._model_from_files = model is None
+        self.model, self.model_notice = _resolve(model, self.cwd, self.project_trust.settings)
         self.registry = Registry()
         register_builtins(self.registry)
         if plugins:
@@ -109,15 +126,18 @@ class Agent:
             PolicyApprover() if approver is None
             else approver if isinstance(approver, PolicyApprover | CallbackApprover)
             else CallbackApprover(approver))
-        self.policy: PermissionPolicy = policy if policy is not None else RulePolicy.from_settings(
-            self.cwd, mode=mode, rules=rules)
+        self._own_policy = policy is None
+        self.policy: PermissionPolicy = policy if policy is not None else RulePolicy(
+            self.cwd, mode=mode, rules=rules, settings=self.project_trust.settings)
         if isinstance(self.policy, RulePolicy):
             self.policy.attach(self.registry)
             self.context.services[RulePolicy] = self.policy
             # grep, glob and ls hide files that Read deny rules cover.
             self.context.services[ReadDenied] = self.policy.read_denied
         self._startup_notices = list(getattr(self.policy, "problems", ()))
-        search_notice = choose_tool_search(self.registry, self.cwd)
+        self._startup_notices += self.project_trust.problems
+        search_notice = choose_tool_search(self.registry, self.cwd,
+                                           settings=self.project_trust.settings)
         if search_notice:
             self._startup_notices.append(search_notice)
         self.system_prompt_addition = system_prompt
@@ -138,13 +158,17 @@ class Agent:
         self.secrets = SecretMasker()
         self._pipeline = Pipeline(self.registry, self.context, self.policy, self.approver,
                                   self.budget, self._emit, self.secrets)
+        self._pipeline.on_saved_rule = self._own_rules
         self._add_services()
         # MCP servers from .mcp.json and the settings files; connected when the first run
         # starts, so that loading the extension stays cheap and the first request names them.
         self.mcp: McpManager | None = (
-            McpManager.from_project(self.cwd, self.registry,
-                                    on_event=lambda n: self._emit(ev.Notice(n.text, n.level)))
+            McpManager(self._mcp_config(), self.registry,
+                       on_event=lambda n: self._emit(ev.Notice(n.text, n.level)))
             if mcp else None)
+        self._plan_noted = False
+        #: The last "withheld" line said (the Agent says each once; the notebook says its own).
+        self.withheld_noted = ""
         router = self.context.service(URLRouter)
         if self.mcp is not None and router is not None:
             router.register(self.mcp.scheme)
@@ -153,6 +177,110 @@ class Agent:
         self._cancel_requested = False
         self._run_lock = asyncio.Lock()
         self._closed = False
+
+    # -- project trust --------------------------------------------------------------------------
+
+    def _mcp_config(self) -> McpConfig:
+        return load_mcp_config(self.cwd, settings=self.project_trust.settings,
+                               mcp_json=self.project_trust.mcp_json)
+
+    def refresh_project(self) -> ProjectTrust:
+        """Read the project's files again; when they or the answer changed, apply what is in
+        force now (an edited ``.mcp.json`` is withheld until trusted again)."""
+        choice = self._trust_choice
+        found = check_project(self.cwd, trust=choice,
+                              trusted_digest=self._trusted_digest if choice else None)
+        old = self.project_trust
+        self.project_trust = found
+        if _in_force(found) != _in_force(old):
+            self._apply_project(old)
+        return found
+
+    def trust(self, *, once: bool = False, shown: ProjectAsk | None = None) -> ProjectTrust:
+        """Trust the project's files as they are now: kept in the user config, or with
+        ``once`` for this session only. What they ask for applies from the next run.
+
+        ``shown`` is what the user was shown (the trust widget's): the answer holds for that,
+        so a file that changed meanwhile is asked about again.
+        """
+        ask = shown if shown is not None else check_project(self.cwd).ask
+        if ask:
+            if once:
+                trust_once(ask)
+            else:
+                TrustStore().record(ask, "trusted")
+        if self._trust_choice is False:
+            self._trust_choice = None
+        return self.refresh_project()
+
+    def untrust(self, *, shown: ProjectAsk | None = None) -> ProjectTrust:
+        """Don't trust the project's files as they are now, or as ``shown`` (kept, so it is
+        not asked again until they change); what they asked for is withdrawn at once."""
+        ask = shown if shown is not None else check_project(self.cwd).ask
+        forget_once(self.cwd)
+        if ask:
+            TrustStore().record(ask, "distrusted")
+        else:
+            TrustStore().forget(self.cwd)
+        self._trust_choice = None
+        return self.refresh_project()
+
+    def keep_own_server(self, name: str) -> None:
+        """Mark server ``name`` of ``.mcp.json``, as it is now, as added by the user (``%agent
+        mcp add``): it runs without asking until the entry changes."""
+        found = [i for i in check_project(self.cwd).ask.items
+                 if i.kind == "server" and i.key == name and i.file == MCP_JSON]
+        self._keep_own(found)
+
+    def _own_rules(self, persist: str) -> None:
+        """Allow rules the user saved into the project's settings in this session are theirs."""
+        if not isinstance(self.policy, RulePolicy) or persist not in (
+                "project", "local", "project local"):
+            self.refresh_project()
+            return
+        # What is new in the file since it was last read, and is a rule of this session.
+        mine = {r.text for r in self.policy.rules("allow") if r.origin.source == "session"}
+        known = {i.key_text() for i in (*self.project_trust.ask.items,
+                                        *self.project_trust.ask.own)}
+        file = str(self.policy.settings_file(persist).relative_to(self.cwd))
+        found = check_project(self.cwd).ask.items
+        self._keep_own([i for i in found if i.key == "permissions.allow" and i.file == file
+                        and i.value in mine and i.key_text() not in known])
+
+    def _keep_own(self, items: list[TrustItem]) -> None:
+        TrustStore().add_own(self.cwd, items)
+        self.refresh_project()
+
+    def _apply_project(self, old: ProjectTrust) -> None:
+        settings = self.project_trust.settings
+        if self._own_policy and isinstance(self.policy, RulePolicy):
+            self.policy.apply_settings(settings)
+        if self.mcp is not None:
+            stopped = self.mcp.reconfigure(self._mcp_config())
+            if stopped:
+                self._emit(ev.Notice(f"MCP servers stopped ({', '.join(stopped)}): the "
+                                     "project's files changed or are no longer trusted"))
+        if self._model_from_files and settings.model != old.settings.model:
+            try:
+                self.model, self.model_notice = _resolve(None, self.cwd, settings)
+            except (ValueError, ModelError) as exc:
+                self._emit(ev.Notice(f"the model was not changed: {exc}", "warning"))
+
+    def _plan_mode(self) -> bool:
+        return str(getattr(getattr(self.policy, "mode", None), "value", "")) == "plan"
+
+    async def _start_servers(self) -> None:
+        """Connect the MCP servers in force, except in plan mode, which starts none."""
+        if self.mcp is None or not self.mcp.configs:
+            return
+        if self._plan_mode():
+            if not self._plan_noted:
+                self._plan_noted = True
+                names = ", ".join(self.mcp.configs)
+                self._emit(ev.Notice(f"plan mode starts no MCP server ({names}); switch mode "
+                                     "(e.g. `%agent mode default`) to use them"))
+            return
+        await self.mcp.start()
 
     def _add_services(self) -> None:
         """Per-session state the tools share, keyed by type in the tool context."""
@@ -228,12 +356,16 @@ class Agent:
         for problem in self._startup_notices:
             self._emit(ev.Notice(problem, "warning"))
         self._startup_notices.clear()
-        if self.mcp is not None:
-            try:
-                await self._step(self.mcp.start())
-            except asyncio.CancelledError:
-                if not self._cancel_requested:
-                    raise
+        self.refresh_project()
+        withheld = self.project_trust.withheld()
+        if withheld and withheld != self.withheld_noted:
+            self.withheld_noted = withheld
+            self._emit(ev.Notice(withheld, "warning"))
+        try:
+            await self._step(self._start_servers())
+        except asyncio.CancelledError:
+            if not self._cancel_requested:
+                raise
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
         while True:
@@ -473,7 +605,8 @@ class Agent:
 
 
 def choose_tool_search(registry: Registry, cwd: Path,
-                       environ: Mapping[str, str] | None = None) -> str | None:
+                       environ: Mapping[str, str] | None = None, *,
+                       settings: Settings | None = None) -> str | None:
     """Set the registry's search backend from ``AGENT_EXT_TOOL_SEARCH`` or ``"toolSearch"`` in
     the settings files: ``lexical`` (pure Python), ``embed`` (the ``embed`` extra's encoder
     blend) or ``auto`` (the default: embed when the extra is installed). Returns a notice when
@@ -482,7 +615,8 @@ def choose_tool_search(registry: Registry, cwd: Path,
     choice = env.get(TOOL_SEARCH_ENV, "").strip().lower()
     where = TOOL_SEARCH_ENV
     if not choice:
-        found = load_settings(cwd, environ=env).first("toolSearch", str)
+        files = settings if settings is not None else load_settings(cwd, environ=env)
+        found = files.first("toolSearch", str)
         choice, where = (found[0].strip().lower(), str(found[1].path)) if found else ("auto", "")
     if choice not in TOOL_SEARCHES:
         # A settings file's bad value is among the settings problems the policy reports.
@@ -503,12 +637,19 @@ def choose_tool_search(registry: Registry, cwd: Path,
     return None
 
 
-def _resolve(model: Model | str | Sequence[Step] | None, cwd: Path) -> tuple[Model, str | None]:
+def _in_force(project: ProjectTrust) -> tuple[object, ...]:
+    """What decides the settings in force: a change of any part re-applies them."""
+    ask = project.ask
+    return (ask.digest, project.status, ask.narrowing, tuple(i.key_text() for i in ask.own))
+
+
+def _resolve(model: Model | str | Sequence[Step] | None, cwd: Path,
+             settings: Settings | None = None) -> tuple[Model, str | None]:
     if isinstance(model, Model):
         return model, None
     if model is not None and not isinstance(model, str):
         return ScriptedModel(list(model)), None
     from agent_ext.models.config import resolve_model  # noqa: PLC0415  (reads settings, probes)
 
-    resolved = resolve_model(model, cwd=cwd)
+    resolved = resolve_model(model, cwd=cwd, settings=settings)
     return resolved.model, resolved.notice

@@ -62,6 +62,9 @@ class Pipeline:
     #: Set when the user cancels the run (from an approval, ``agent.cancel()`` or an interrupt).
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     controls: dict[str, ExecControl] = field(default_factory=dict)
+    #: Called with ``decision.persist`` after an "always allow" was saved (project trust
+    #: keeps rules the user saved in the project as the user's own).
+    on_saved_rule: Callable[[str], None] | None = None
     _approval_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def prepare(self, call: ToolCall) -> Prepared:
@@ -181,6 +184,8 @@ class Pipeline:
                                    f"run.{note}")
         if decision.outcome == "always":
             self.policy.always_allow(invocation, decision.scope, decision.persist)
+            if self.on_saved_rule is not None:
+                self.on_saved_rule(decision.persist)
         if decision.modified is not None:
             modified = invocation.with_modification(decision.modified)
             if modified is None:

@@ -9,13 +9,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
 from . import policy_adapter
 from .keys import ask_key
 from .session import Session, resolve
+
+if TYPE_CHECKING:
+    from agent_ext.agent import Agent
 
 Command = Callable[[Session, argparse.Namespace], "str | None"]
 
@@ -34,6 +37,11 @@ SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
      (("rule", {"nargs": "+"}),)),
     ("unrule", "remove RULE (allow, deny or ask) from this session, written as it was added",
      (("rule", {"nargs": "+"}),)),
+    ("trust", ("trust this project's .mcp.json servers and settings as they are now (kept "
+               "until they change; --once: this session only)"),
+     (("--once", {"action": "store_true", "help": "trust for this session only"}),)),
+    ("untrust", ("don't trust this project's files (kept until they change): their servers "
+                 "stop and only their deny and ask rules apply"), ()),
     ("tools", "browse the tools, the deferred ones too", ()),
     ("reset", "forget the conversation (tools, rules and settings stay)", ()),
     ("history", "the conversation so far, one line per message", ()),
@@ -59,6 +67,9 @@ def status(session: Session, _args: argparse.Namespace) -> str:
         lines.insert(0, "agent: not started (the first %%agent cell starts it)")
         lines.append(f"model: {cfg.model or '(default choice)'}; "
                      f"mode: {cfg.mode or '(from the settings files, else default)'}")
+        from agent_ext.trust import check_project  # noqa: PLC0415
+
+        lines += check_project(cfg.cwd or Path.cwd()).lines()
         return "\n".join(lines)
     agent = session.agent()
     mode = policy_adapter.current_mode(agent.policy)
@@ -68,8 +79,44 @@ def status(session: Session, _args: argparse.Namespace) -> str:
     for kind, texts in policy_adapter.rules(agent.policy).items():
         if texts:
             lines.append(f"{kind}: {', '.join(texts)}")
+    lines += _project_lines(agent)
     lines.append(_usage_line(session))
     return "\n".join(lines)
+
+
+def _project_lines(agent: Agent) -> list[str]:
+    """Which project settings and servers are in force, and why."""
+    lines = agent.refresh_project().lines()
+    if agent.mcp is not None:
+        servers = [f"{c.name} ({c.origin})" for c in agent.mcp.configs.values()]
+        plan_mode = policy_adapter.current_mode(agent.policy) == "plan"
+        plan = " (plan mode starts none)" if plan_mode else ""
+        lines.append(f"MCP servers in force: {', '.join(servers) or 'none'}{plan}")
+    return lines
+
+
+def trust(session: Session, args: argparse.Namespace) -> str:
+    agent = session.agent()
+    if agent.refresh_project().status == "nothing":
+        return ("nothing to trust: this project's files ask for nothing beyond deny and ask "
+                "rules (`%agent status` shows what applies)")
+    try:
+        done = agent.trust(once=bool(args.once))
+    except OSError as exc:
+        raise UsageError(f"could not keep the answer: {exc}. Fix that, or type `%agent trust "
+                         "--once` to trust the project for this session only.") from None
+    after = ("its MCP servers start with the next %%agent cell; `%agent untrust` withdraws "
+             "the trust")
+    return "\n".join([*done.lines(), after])
+
+
+def untrust(session: Session, _args: argparse.Namespace) -> str:
+    try:
+        done = session.agent().untrust()
+    except OSError as exc:
+        raise UsageError(f"could not keep the answer: {exc}. Fix that and type `%agent "
+                         "untrust` again; until then the project stays as it was.") from None
+    return "\n".join([*done.lines(), "type `%agent trust` to trust the files again"])
 
 
 def model(session: Session, args: argparse.Namespace) -> str:
@@ -214,5 +261,5 @@ COMMANDS: dict[str, Command] = {
     "status": status, "model": model, "mode": mode, "allow": rule("allow"),
     "deny": rule("deny"), "ask": rule("ask"), "unrule": unrule, "tools": tools, "reset": reset,
     "history": history, "undo": undo, "cost": usage, "usage": usage, "save": save,
-    "load": load, "key": key, "mcp": mcp,
+    "load": load, "key": key, "mcp": mcp, "trust": trust, "untrust": untrust,
 }

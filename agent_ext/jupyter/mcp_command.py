@@ -50,6 +50,8 @@ def run(agent: Agent, text: str) -> str:
             config = manager.configure(name, entry, save_in=agent.cwd if save else None)
         except McpConfigError as exc:
             raise UsageError(str(exc)) from None
+        if save:  # the user's own server: project trust does not withhold it
+            agent.keep_own_server(name)
         where = f", saved in {config.source}" if save else ""
         return (f"MCP server {name!r} added{where}; it connects when the next %%agent cell "
                 "runs")

@@ -32,6 +32,13 @@ async def run_prompt(session: Session, prompt: str) -> None:
     """Run ``prompt`` to its end (or to an interrupt) with the output in the running cell."""
     __tracebackhide__ = True  # IPython leaves this frame out of tracebacks
     agent = session.agent()
+    from .trust_prompt import settle_trust  # noqa: PLC0415
+
+    try:
+        await settle_trust(session, agent)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise RunInterrupted("interrupted at the project trust question: nothing was trusted "
+                             "and the prompt was not sent; run the cell again to answer.") from None
     display = session.display
     display.begin_cell()
     task: asyncio.Task[Any] = asyncio.ensure_future(agent.run(prompt))

@@ -202,7 +202,9 @@ def resolve(spec: str, agent: Agent | None) -> tuple[Any, str | None]:
     from agent_ext.models.config import resolve_model  # noqa: PLC0415
 
     try:
-        resolved = resolve_model(spec or None, cwd=agent.cwd if agent is not None else Path.cwd())
+        resolved = resolve_model(spec or None, cwd=agent.cwd if agent is not None else Path.cwd(),
+                                 settings=agent.project_trust.settings if agent is not None
+                                 else None)
     except (ValueError, ModelError) as exc:
         raise UsageError(f"{exc} Type e.g. `%agent model demo` or "
                          "`%agent model openai:gpt-4o`.") from None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_ext.settings import SettingsFile, load_settings, read_settings_file
+from agent_ext.settings import Settings, SettingsFile, load_settings, read_settings_file
 
 from .interpolate import Masker, expand
 
@@ -223,20 +223,27 @@ def parse_servers(servers: Mapping[str, Any], *, source: Path | None = None,
 
 
 def load_mcp_config(cwd: str | Path = ".", *,
-                    environ: Mapping[str, str] | None = None) -> McpConfig:
-    """Every server configured for ``cwd``; never raises for what a file contains."""
+                    environ: Mapping[str, str] | None = None,
+                    settings: Settings | None = None,
+                    mcp_json: SettingsFile | Literal["read"] | None = "read") -> McpConfig:
+    """Every server configured for ``cwd``; never raises for what a file contains.
+
+    ``settings`` and ``mcp_json`` (``.mcp.json`` as read, None for none) replace the files
+    of ``cwd``: project trust passes the parts in force.
+    """
     root = Path(cwd).expanduser().absolute()
-    settings = load_settings(root, environ=environ)
+    settings = settings if settings is not None else load_settings(root, environ=environ)
     by_scope = {s.scope: s for s in settings.sources}
-    mcp_json = root / MCP_JSON
+    mcp_path = root / MCP_JSON
+    if mcp_json == "read":
+        mcp_json = read_settings_file(mcp_path, "project") if mcp_path.exists() else None
     layers: list[SettingsFile] = []
     if "user" in by_scope:
         layers.append(by_scope["user"])
     problems: list[str] = []
-    if mcp_json.exists():
-        read = read_settings_file(mcp_json, "project")
-        problems += [p for p in read.problems if "mcpServers" in p or not read.data]
-        layers.append(read)
+    if mcp_json is not None:
+        problems += [p for p in mcp_json.problems if "mcpServers" in p or not mcp_json.data]
+        layers.append(mcp_json)
     layers += [by_scope[s] for s in ("project", "project local") if s in by_scope]
     merged: dict[str, ServerConfig | str | None] = {}
     for layer in layers:
@@ -250,7 +257,7 @@ def load_mcp_config(cwd: str | Path = ".", *,
         servers={n: c for n, c in merged.items() if isinstance(c, ServerConfig)},
         problems=(*problems, *(p for p in merged.values() if isinstance(p, str))),
         disabled=tuple(n for n, c in merged.items() if c is None),
-        searched=(*settings.searched, mcp_json))
+        searched=(*settings.searched, mcp_path))
 
 
 def _line_finder(source: SettingsFile) -> Callable[[str], int | None]:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from agent_ext.core import Registry
 
@@ -100,10 +101,20 @@ class McpManager:
     def from_project(cls, cwd: str | Path, registry: Registry, *,
                      environ: Mapping[str, str] | None = None,
                      on_event: Callable[[McpNotice], None] | None = None,
-                     max_servers: int = 8, connect_timeout: float = 10.0) -> McpManager:
-        """The servers of ``cwd``'s ``.mcp.json`` and settings files (not yet started)."""
-        return cls(load_mcp_config(cwd, environ=environ), registry, on_event=on_event,
-                   max_servers=max_servers, connect_timeout=connect_timeout)
+                     max_servers: int = 8, connect_timeout: float = 10.0,
+                     trust_project: bool | Literal["once"] | None = None) -> McpManager:
+        """The servers of ``cwd``'s ``.mcp.json`` and settings files (not yet started).
+
+        The project's own servers are included only when it is trusted (the user's kept
+        answer, or ``trust_project``), as for an ``Agent``; the user's servers always are.
+        """
+        from agent_ext.trust import check_project  # noqa: PLC0415  (trust reads mcp.config)
+
+        project = check_project(cwd, trust=trust_project, environ=environ)
+        config = load_mcp_config(cwd, environ=environ, settings=project.settings,
+                                 mcp_json=project.mcp_json)
+        return cls(config, registry, on_event=on_event, max_servers=max_servers,
+                   connect_timeout=connect_timeout)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -218,6 +229,27 @@ class McpManager:
             conn.state, conn.reason = "failed", f"did not answer within {conn.connect_timeout:g} s"
 
     # -- runtime changes ------------------------------------------------------------------------
+
+    def reconfigure(self, config: McpConfig) -> list[str]:
+        """Use ``config``'s servers from now on (project trust changed); names of the stopped.
+
+        When a running server is dropped or changed, every server is stopped now (the next
+        ``start()`` connects those still configured); a new server waits for that start.
+        """
+        def same(a: ServerConfig, b: ServerConfig | None) -> bool:
+            return b is not None and (a.describe(), a.origin) == (b.describe(), b.origin)
+
+        # Servers added from code or `%agent mcp add --no-save` come from no file: they stay.
+        servers = {**{n: c for n, c in self.configs.items() if c.source is None},
+                   **config.servers}
+        stale = [n for n in self._conns if not same(self.configs[n], servers.get(n))
+                 ] if all(n in self.configs for n in self._conns) else list(self._conns)
+        running = [n for n, c in self._conns.items() if c.state == "connected"]
+        if stale:
+            self.stop_now()
+        self.configs = servers
+        self.problems, self.disabled = config.problems, config.disabled
+        return running if stale else []
 
     async def add(self, config: ServerConfig) -> ServerStatus:
         """Start a new server now (``%agent mcp add``); replaces one of the same name."""

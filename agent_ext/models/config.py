@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_ext.settings import load_settings
+from agent_ext.settings import Settings, load_settings
 
 from .base import Model, ModelError
 
@@ -146,11 +146,14 @@ def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -> M
 
 def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
                   environ: Mapping[str, str] | None = None, detect: bool = True,
-                  local_servers: Sequence[tuple[str, str]] = LOCAL_SERVERS) -> ResolvedModel:
+                  local_servers: Sequence[tuple[str, str]] = LOCAL_SERVERS,
+                  settings: Settings | None = None) -> ResolvedModel:
     """Choose the model: argument > AGENT_EXT_MODEL > project settings > user settings >
     a local server found on its standard port > the demo replay.
 
-    ``local_servers`` lists (provider, root URL) to probe, in order of preference. Raises
+    ``local_servers`` lists (provider, root URL) to probe, in order of preference;
+    ``settings`` replaces the settings files of ``cwd`` (project trust passes those in force).
+    Raises
     ValueError for a malformed model string (naming the settings file it came from) and
     ModelError(kind="auth") when the chosen cloud provider has no key.
     """
@@ -162,7 +165,7 @@ def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
     from_env = env.get(MODEL_ENV, "").strip()
     if from_env:
         return ResolvedModel(model_from_spec(from_env, environ=env), "env", spec=from_env)
-    settings = load_settings(cwd, environ=env)
+    settings = settings if settings is not None else load_settings(cwd, environ=env)
     found = settings.first("model", str)
     if found is not None:
         value, file = found

@@ -80,17 +80,11 @@ class RulePolicy:
         for extra in additional_directories:
             self.add_directory(extra)
         self.mode = Mode.DEFAULT
-        configured = self.settings.default_mode
+        self._mode_given = mode is not None
         if mode is not None:
             self.set_mode(mode)
-        elif configured is not None:
-            found = parse_mode(configured[0])
-            if found is None:
-                self._problems.append(
-                    f"{configured[1]}: permissions.defaultMode {configured[0]!r} is not a mode "
-                    f"({mode_names()}); agent_ext uses default mode.")
-            else:
-                self.set_mode(found)
+        else:
+            self._settings_mode()
         if registry is not None:
             self.attach(registry)
 
@@ -107,6 +101,40 @@ class RulePolicy:
         for kind in KINDS:
             for text, path, line in self.settings.permission_rules(kind):
                 self._add(kind, text, RuleOrigin(scopes.get(path, "settings"), path, line))
+
+    def _settings_mode(self) -> Mode:
+        """Take the settings' ``defaultMode`` (default mode when none is valid)."""
+        configured = self.settings.default_mode
+        found = parse_mode(configured[0]) if configured is not None else Mode.DEFAULT
+        if found is None and configured is not None:
+            problem = (f"{configured[1]}: permissions.defaultMode {configured[0]!r} is not a "
+                       f"mode ({mode_names()}); agent_ext uses default mode.")
+            if problem not in self._problems:
+                self._problems.append(problem)
+        return self.set_mode(found or Mode.DEFAULT)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use ``settings`` instead of the settings read so far (project trust changed).
+
+        Rules and directories from the old files are replaced by the new ones'; the mode
+        follows the new files unless a mode was passed or chosen since.
+        """
+        old_files = {s.path for s in self.settings.sources}
+        old_dirs = {real(d, self.cwd) for d, _ in self.settings.additional_directories}
+        before = self.settings.default_mode
+        mode_kept = self._mode_given or self.mode is not (
+            (parse_mode(before[0]) or Mode.DEFAULT) if before is not None else Mode.DEFAULT)
+        for kind in KINDS:
+            self._rules[kind] = [r for r in self._rules[kind] if r.origin.path not in old_files]
+        self.directories = [d for d in self.directories if d not in old_dirs]
+        self.settings = settings
+        self._problems += [p for p in settings.problems if p not in self._problems]
+        self._load_settings_rules()
+        for configured_dir, path in settings.additional_directories:
+            self.add_directory(configured_dir, origin=str(path))
+        if not mode_kept:
+            self._settings_mode()
+        self._refresh()
 
     def _add(self, kind: str, text: object, origin: RuleOrigin) -> Rule | RuleProblem:
         checked = _KINDS.get(kind)

@@ -31,7 +31,8 @@ def build():
     steps = []
     for n in range(3):
         steps += [call("mcp__demo__child_pid", {}, id=f"c{n}"), "done"]
-    return agent_ext.get_agent(model=ScriptedModel(steps), rules={"allow": ["mcp__demo"]})
+    return agent_ext.get_agent(model=ScriptedModel(steps), rules={"allow": ["mcp__demo"]},
+                               trust_project=True)
 
 def pids():
     agent = agent_ext.get_agent()

@@ -126,7 +126,7 @@ async def test_servers_in_mcp_json_start_with_the_first_run_and_stop_with_aclose
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": {
         "command": cfg.command, "args": list(cfg.args)}}}))
     model = ScriptedModel([call("mcp__proj__lookup_weather", {"city": "Oslo"}, id="w"), "done"])
-    agent = Agent(model, cwd=tmp_path, plugins=False)
+    agent = Agent(model, cwd=tmp_path, plugins=False, trust_project=True)
     assert agent.mcp is not None and "mcp__proj" not in agent.system_prompt()  # not started yet
     result = await agent.run("weather in Oslo")
     assert "mcp__proj__{" in model.requests[0].system  # the first request already names them

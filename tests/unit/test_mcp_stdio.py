@@ -278,7 +278,9 @@ async def test_from_project_reads_mcp_json_and_reports_its_problems_once(
     }}, indent=2))
     notices: list[McpNotice] = []
     registry = Registry()
-    manager = McpManager.from_project(tmp_path, registry, on_event=notices.append)
+    assert McpManager.from_project(tmp_path, Registry()).configs == {}  # not trusted yet
+    manager = McpManager.from_project(tmp_path, registry, on_event=notices.append,
+                                      trust_project=True)
     try:
         await manager.start()
         await manager.start()

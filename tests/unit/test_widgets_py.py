@@ -6,7 +6,9 @@ Messages are fed to the registered handler exactly as the JavaScript sends them.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,14 +21,26 @@ from agent_ext.jupyter.widgets import (
     Answer,
     AskUserWidget,
     ConfirmDiffWidget,
+    ProjectTrustWidget,
     ToolCatalogueWidget,
     TranscriptWidget,
     _assets,
 )
 from agent_ext.jupyter.widgets._base import Widget
 from agent_ext.models import ToolCall, Usage
+from agent_ext.trust import ProjectTrust, check_project
 
 from .helpers import echo_tool
+
+
+def project_trust(root: Path) -> ProjectTrust:
+    """A project that asks for a server (with a secret env value) and an allow rule."""
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"x": {
+        "command": "sh", "args": ["-c", "<b>hi</b>"], "env": {"TOKEN": "s3cret"}}}}))
+    (root / ".agent_ext").mkdir(exist_ok=True)
+    (root / ".agent_ext/settings.json").write_text(json.dumps({"permissions": {
+        "allow": ["Bash"], "deny": ["Bash(rm *)"]}}))
+    return check_project(root)
 
 ORIGINAL = "def add(a, b):\n    return a + b\n"
 PROPOSED = "def add(a, b):\n    \"\"\"Add.\"\"\"\n    return a + b\n"
@@ -67,7 +81,7 @@ def confirm(request: ApprovalRequest | None = None) -> tuple[ConfirmDiffWidget, 
 
 
 def test_every_widget_loads_its_bundled_module_and_stylesheet() -> None:
-    for name in ("confirm_diff", "transcript", "tool_catalogue", "ask_user"):
+    for name in ("confirm_diff", "transcript", "tool_catalogue", "ask_user", "project_trust"):
         assert "export default { render }" in _assets.asset(f"{name}.js")
         assert "--jp-" in _assets.asset(f"{name}.css")
     assert "export default { render }" in ConfirmDiffWidget._esm
@@ -249,11 +263,11 @@ def test_confirm_fallback_shows_a_command() -> None:
 # -- the mime bundle and display ----------------------------------------------------------------
 
 
-def test_every_widget_adds_html_and_text_next_to_the_widget_view() -> None:
+def test_every_widget_adds_html_and_text_next_to_the_widget_view(tmp_path: Path) -> None:
     reg = Registry()
     reg.register(echo_tool("read_file", defer=False))
     widgets: list[Widget] = [confirm()[0], TranscriptWidget(), ToolCatalogueWidget(reg),
-                             AskUserWidget("Which one?")]
+                             AskUserWidget("Which one?"), ProjectTrustWidget(project_trust(tmp_path))]
     for widget in widgets:
         bundle = widget._repr_mimebundle_()
         assert bundle is not None
@@ -589,3 +603,43 @@ def test_ask_shows_answers_and_withdrawals_set_from_python() -> None:
     other.withdraw()
     assert other.status == "cancelled"
     assert "no longer waiting" in other.static_text()
+
+
+# -- project_trust ------------------------------------------------------------------------------
+
+
+def test_trust_widget_sends_each_item_and_no_env_value(tmp_path: Path) -> None:
+    widget = ProjectTrustWidget(project_trust(tmp_path))
+    request = widget.request
+    assert request["changed"] is False
+    assert {i["key"] for i in request["items"]} == {"x", "permissions.allow"}
+    server = next(i for i in request["items"] if i["kind"] == "server")
+    assert server["value"] == {"command": "sh", "args": ["-c", "<b>hi</b>"], "env": ["TOKEN"]}
+    assert request["narrowing"] == ["deny: Bash(rm *) (.agent_ext/settings.json)"]
+    assert "s3cret" not in str(request)
+
+
+@pytest.mark.parametrize("answer", ["trust", "once", "distrust"])
+def test_trust_widget_takes_the_first_answer_only(answer: str, tmp_path: Path) -> None:
+    widget = ProjectTrustWidget(project_trust(tmp_path))
+    got: list[str] = []
+    widget.on_answer(got.append)
+    for message in ({"type": "answer", "answer": "maybe"}, {"type": "answer"},
+                    {"type": "answer", "answer": answer}, {"type": "answer", "answer": "trust"}):
+        send(widget, message)
+    assert got == [answer]
+    late: list[str] = []
+    widget.on_answer(late.append)
+    assert late == [answer]
+
+
+def test_trust_widget_fallback_is_escaped_and_shows_the_outcome(tmp_path: Path) -> None:
+    widget = ProjectTrustWidget(project_trust(tmp_path))
+    assert "Waiting for your answer" in widget.static_text()
+    assert "&lt;b&gt;hi&lt;/b&gt;" in widget.static_html()
+    widget.show_answer("distrust")
+    assert widget.status == "decided" and widget.decision == {"answer": "distrust"}
+    assert "Not trusted" in widget.static_text()
+    other = ProjectTrustWidget(project_trust(tmp_path))
+    other.withdraw("Nothing was trusted.")
+    assert other.status == "cancelled" and other.static_text().endswith("Nothing was trusted.")
