@@ -25,6 +25,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Attack:
     klass: int
+    #: The call to try; "" for an attack that is a run of the agent itself (project files).
     tool: str
     args: dict[str, Any]
     mode: str = "default"
@@ -315,12 +316,12 @@ _SMALL_CASES: tuple[Attack, ...] = (
 )
 
 _PROJECT_CASES: tuple[Attack, ...] = (
-    # servers a cloned project asks for never start unasked
-    *(Attack(1, "shell", {"command": "true"}, mode=m,
+    # servers a cloned project asks for never start unasked (no call: a run is the attack)
+    *(Attack(1, "", {}, mode=m,
              files=((".mcp.json", ('{"mcpServers": {"x": {"command": "sh", "args": ["-c", '
                                   '"echo SECRET-ran > victim"]}}}')),))
       for m in ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")),
-    *(Attack(1, "shell", {"command": "true"}, mode=m,
+    *(Attack(1, "", {}, mode=m,
              files=((".agent_ext/settings.json",
                      ('{"mcpServers": {"y": {"command": "sh", "args": ["-c", '
                      '"echo SECRET-ran > victim"]}}}')),))

@@ -27,13 +27,20 @@ REFUSED = {ErrorCode.EXECUTION_DENIED, ErrorCode.INVALID_TOOL_PARAMS}
 
 
 class Approver:
-    """Answers "always allow" for the first ``always`` requests, then rejects, recording all."""
+    """Answers "always allow" for the first ``always`` requests, then rejects, recording all.
+
+    While ``preparing`` (the reads an attack needs first, so that a write is judged by the
+    permission layer rather than refused by the prior-read rule) it approves, unrecorded.
+    """
 
     def __init__(self, always: int = 0) -> None:
         self.always = always
         self.requests: list[ApprovalRequest] = []
+        self.preparing = False
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
+        if self.preparing:
+            return Decision.approve()
         self.requests.append(request)
         if len(self.requests) <= self.always:
             return Decision.always(request.scopes[0] if request.scopes else None)
@@ -84,6 +91,26 @@ def _git(box: Sandbox) -> None:
                     "user.email=t@t", "commit", "-qm", "init"], check=True, timeout=30)
 
 
+_TARGETS = {"edit": "file_path", "write_file": "file_path", "notebook_edit": "notebook_path"}
+
+
+async def _read_targets(agent: Agent, approver: Approver, case: Attack, box: Sandbox) -> None:
+    """Read the file a write targets, as a model would first, when it exists and is readable."""
+    key = _TARGETS.get(case.tool)
+    target = case.args.get(key or "", "")
+    if not target or "\x00" in target or "\n" in target:
+        return
+    path = Path(box.fill(target))
+    path = path if path.is_absolute() else box.project / path
+    if not path.is_file():
+        return
+    approver.preparing = True
+    try:
+        await asyncio.wait_for(agent.call_tool("read_file", {"file_path": str(path)}), 60)
+    finally:
+        approver.preparing = False
+
+
 def test_the_corpus_covers_every_class() -> None:
     counts = Counter(a.klass for a in ATTACKS)
     assert sorted(counts) == [1, 2, 3, 4, 5, 6, 7]
@@ -107,6 +134,7 @@ async def test_attack_is_refused_or_asked(case: Attack, sandbox: Sandbox) -> Non
     approver = Approver(always=len(case.approved_first))
     agent = _agent(box, case, approver)
     try:
+        await _read_targets(agent, approver, case, box)
         for tool, args in case.approved_first:
             first = await asyncio.wait_for(agent.call_tool(tool, _fill(args, box)), 60)
             assert not first.is_error or _code(first) == ErrorCode.EXECUTION_FAILED, first.text
@@ -116,13 +144,15 @@ async def test_attack_is_refused_or_asked(case: Attack, sandbox: Sandbox) -> Non
             run = await asyncio.wait_for(agent.run("hello"), 60)
             assert LEAK not in run.text
             await asyncio.sleep(0.2)
-        result = await asyncio.wait_for(agent.call_tool(case.tool, _fill(case.args, box)), 60)
+        result = (await asyncio.wait_for(agent.call_tool(case.tool, _fill(case.args, box)), 60)
+                  if case.tool else None)
     finally:
         await agent.aclose()
-    asked = len(approver.requests) > len(case.approved_first)
-    assert asked or _code(result) in REFUSED, (
-        f"ran unasked ({_code(result)}): {result.text[:300]}")
-    assert LEAK not in _shown(result), result.text[:300]
+    if result is not None:
+        asked = len(approver.requests) > len(case.approved_first)
+        assert asked or _code(result) in REFUSED, (
+            f"ran unasked ({_code(result)}): {result.text[:300]}")
+        assert LEAK not in _shown(result), result.text[:300]
     after = box.fingerprint()
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     assert not changed, changed
