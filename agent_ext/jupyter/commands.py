@@ -140,9 +140,13 @@ def mode(session: Session, args: argparse.Namespace) -> str:
     if args.name is None:
         found = policy_adapter.current_mode(agent.policy)
         return f"mode: {found or 'none: ' + policy_adapter.NO_RULES.format(name='fixed')}"
+    before = policy_adapter.current_mode(agent.policy)
     name = policy_adapter.set_mode(agent.policy, args.name)
     with session.quiet():
         session.config.mode = name
+    if name == "bypassPermissions" and before != name:
+        return ("mode: bypassPermissions. Warning: every tool call now runs without asking "
+                "(only deny and ask rules still hold); type `%agent mode default` to ask again.")
     return f"mode: {name}"
 
 

@@ -92,9 +92,9 @@ class AgentMagics(Magics):
                              f"{', '.join(COMMANDS)} (`%agent help` explains them). A prompt "
                              f"goes in a cell of its own:\n{PROMPT_HINT}")
         if name in RAW:
-            if not rest.strip() and name != "key":
+            if not rest.strip() and name not in ("key", "mcp"):
                 raise UsageError(f"type `%agent {name} RULE`, e.g. `%agent {name} "
-                                 "Bash(git status:*)` or `%agent {name} read_file`.")
+                                 f"Bash(git status:*)` or `%agent {name} read_file`.")
             args = argparse.Namespace(command=name, text=rest.strip())
         else:
             args = _parse(parser, text, name)

@@ -32,7 +32,9 @@ def run(agent: Agent, text: str) -> str:
         raise UsageError(f"{exc}; {USAGE}") from None
     if not words or words[0] in ("list", "ls"):
         lines = [s.line() for s in manager.status()]
-        return "\n".join(lines) if lines else "no MCP servers configured (" + USAGE + ")"
+        return "\n".join(lines) if lines else ("no MCP servers configured; add one with "
+                                                "`%agent mcp add NAME -- COMMAND ARGS...` or "
+                                                "`%agent mcp add NAME --url URL`")
     verb, rest = words[0], words[1:]
     if verb == "remove" and len(rest) == 1:
         from agent_ext.mcp.store import remove_server  # noqa: PLC0415

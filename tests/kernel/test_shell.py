@@ -198,3 +198,26 @@ def test_session_agent_knows_its_notebook(ip: InteractiveShell, tmp_path: Path) 
         del ip.user_ns["__session__"]
     assert agent.notebook == str(tmp_path / "analysis.ipynb")
     assert "analysis.ipynb" in agent.system_prompt()
+
+
+def test_usage_messages_name_what_to_type(ip: InteractiveShell,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    for kind in ("allow", "deny", "ask"):
+        with pytest.raises(UsageError) as found:
+            ip.run_line_magic("agent", kind)
+        assert "{" not in str(found.value) and f"`%agent {kind} read_file`" in str(found.value)
+    for line in ("mcp", "mcp list"):
+        ip.run_line_magic("agent", line)
+        out = capsys.readouterr().out
+        assert "no MCP servers configured; add one with `%agent mcp add NAME" in out
+        assert "to list the servers" not in out
+
+
+def test_entering_bypass_mode_warns_once(ip: InteractiveShell,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_line_magic("agent", "mode yolo")
+    assert "Warning: every tool call now runs without asking" in capsys.readouterr().out
+    ip.run_line_magic("agent", "mode bypassPermissions")
+    assert "Warning" not in capsys.readouterr().out
+    ip.run_line_magic("agent", "mode default")
+    assert capsys.readouterr().out.strip() == "mode: default"
