@@ -28,6 +28,14 @@ class RunInterrupted(KeyboardInterrupt):
         return [f"KeyboardInterrupt: {self}"]
 
 
+class AgentRunError(RuntimeError):
+    """The run stopped on an error (the model unreachable, a key refused): the cell fails, so
+    Run All stops there. Shown as one line, not a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"AgentRunError: {self}"]
+
+
 async def run_prompt(session: Session, prompt: str) -> None:
     """Run ``prompt`` to its end (or to an interrupt) with the output in the running cell."""
     __tracebackhide__ = True  # IPython leaves this frame out of tracebacks
@@ -56,7 +64,9 @@ async def run_prompt(session: Session, prompt: str) -> None:
     if interrupted:
         raise RunInterrupted("the agent run was interrupted; the conversation is kept (every "
                              "tool call answered), so the next %%agent cell goes on from here.")
-    task.result()
+    result = task.result()
+    if getattr(result, "stop_reason", None) == "error":
+        raise AgentRunError(getattr(result, "error", None) or "the run stopped on an error")
 
 
 async def _stop(agent: Agent, task: asyncio.Task[Any]) -> None:

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.fakes import FakeOpenAI
+from tests.fakes import openai_server as oai
 from tests.kernel.harness import KernelSession
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
@@ -173,3 +175,18 @@ def test_key_is_never_shown(kernel: KernelSession) -> None:
     pasted = kernel.execute("%agent key sk-pasted-by-mistake")
     assert pasted.status == "error" and "sk-pasted" not in pasted.text
     assert "hidden prompt" in pasted.text
+
+
+def test_a_model_error_fails_the_cell(kernel: KernelSession) -> None:
+    refusal = oai.error(401, "Incorrect API key provided", type="invalid_request_error")
+    with FakeOpenAI([refusal] * 4) as srv:
+        kernel.ok("%load_ext agent_ext")
+        kernel.ok("import agent_ext\nfrom agent_ext.models.openai_chat import OpenAIChatModel\n"
+                  f"agent_ext.get_agent(model=OpenAIChatModel('gpt-test', base_url={srv.base_url!r},"
+                  " api_key='wrong', provider='openai', retry_base_delay=0.01))")
+        run = kernel.execute("%%agent\nhello", timeout=60)
+        assert run.status == "error", run.text
+        assert "AgentRunError" in run.error and "401" in run.text
+        assert "Traceback" not in run.text
+        after = kernel.execute("print('next cell')", timeout=30)
+        assert after.status == "ok"
