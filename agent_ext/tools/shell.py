@@ -61,7 +61,8 @@ Outcome = Literal["exit", "timeout", "cancelled", "linger"]
 class ShellParams(Params):
     command: str = Field(min_length=1)
     description: str | None = Field(default=None, description="5-10 words for the user.")
-    timeout: float = Field(default=DEFAULT_TIMEOUT, description=f"Seconds, at most {MAX_TIMEOUT:g}.")
+    timeout: float = Field(default=DEFAULT_TIMEOUT,
+                           description=f"Seconds, at most {MAX_TIMEOUT:g}.")
     run_in_background: bool = Field(
         default=False, description="For servers: returns a job id for shell_output, shell_kill.")
 

@@ -12,8 +12,6 @@ import dataclasses
 import os
 from pathlib import Path
 
-from pydantic import Field
-
 from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
 from agent_ext.fs import ReadCache, TextFile, encode_text
 from agent_ext.urls import ParsedURL, URLError, URLRouter
