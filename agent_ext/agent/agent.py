@@ -19,6 +19,7 @@ from agent_ext.core import Registry, TextPart, ToolContext, ToolResult
 from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
 from agent_ext.core.plugins import load_plugins
+from agent_ext.core.profiles import choose_profile
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.mcp import McpManager
 from agent_ext.models import (
@@ -94,6 +95,7 @@ class Agent:
         plugins: bool = True,
         mcp: bool = True,
         on_event: ev.EventSink | None = None,
+        tool_profile: str | None = None,
     ) -> None:
         self.cwd = Path(cwd).expanduser().resolve()
         self.model, self.model_notice = _resolve(model, self.cwd)
@@ -127,6 +129,9 @@ class Agent:
         self.limits = limits or ctxmod.ContextLimits(
             window_tokens=getattr(self.model, "context_window", None)
             or ctxmod.ContextLimits.window_tokens)
+        #: "default", "compact", or None to choose by the context window (small: compact).
+        self.tool_profile = tool_profile
+        choose_profile(self.registry, self.limits.window_tokens, tool_profile)
         self.notebook = notebook
         self.messages: list[Message] = []
         self.usage = Usage()
@@ -227,6 +232,7 @@ class Agent:
             except asyncio.CancelledError:
                 if not self._cancel_requested:
                     raise
+        choose_profile(self.registry, self.limits.window_tokens, self.tool_profile)
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
         while True:
