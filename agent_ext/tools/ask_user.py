@@ -46,7 +46,7 @@ class AskUserParams(Params):
         default_factory=list, max_length=MAX_OPTIONS,
         description="Choices to pick from; empty for a free-text answer.")
     multi_select: bool = Field(default=False)
-    allow_text: bool = Field(default=True, description="Let the user type their own answer.")
+    allow_text: bool = Field(default=True)
 
 
 class AskUserTool(Tool[AskUserParams]):

@@ -61,7 +61,7 @@ _services_lock = threading.Lock()
 class GrepParams(Params):
     model_config = ConfigDict(populate_by_name=True)
 
-    pattern: str = Field(min_length=1, description=r"Escape literal ( ) { }, as in run\(.")
+    pattern: str = Field(min_length=1, description=r"Escape literal ( ) { } as \( \) \{ \}")
     path: str | None = Field(default=None, description="File or directory to search in.")
     glob: str | None = Field(default=None, description="Only files matching it, such as *.py.")
     type: str | None = Field(default=None, description="A file type, such as py, js or md.")
@@ -82,7 +82,8 @@ class GrepTool(Tool[GrepParams]):
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Returns matching "
         "files, or with output_mode \"content\" the matching lines (-i, -n, -A, -B, -C as in "
-        "grep). Use it instead of grep or rg in the shell.")
+        "grep). Skips hidden, binary and .gitignored files. Use it instead of grep or rg in the "
+        "shell.")
     kind = Kind.SEARCH
     params_model = GrepParams
     read_only = True

@@ -58,7 +58,7 @@ _SNIFF_BYTES = 8192
 class ReadFileParams(Params):
     file_path: str = Field(
         description="A path, optionally with lines: a.py:10-20, a.py:-30 (the last 30).")
-    offset: int | None = Field(default=None, description="The first line, from 1.")
+    offset: int | None = Field(default=None, description="First line to read, from 1.")
     limit: int | None = Field(default=None)
 
 

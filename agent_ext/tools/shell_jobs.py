@@ -307,8 +307,7 @@ class ShellOutputParams(Params):
     job_id: str = Field(min_length=1)
     offset: int | None = Field(
         default=None, description="Where to read from; omit for new output, -N for the last N.")
-    wait_seconds: float = Field(default=0, ge=0, le=MAX_WAIT,
-                                description="Wait this long for the job to end first.")
+    wait_seconds: float = Field(default=0, ge=0, le=MAX_WAIT)
 
 
 class ShellOutputTool(Tool[ShellOutputParams]):

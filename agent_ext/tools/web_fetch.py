@@ -67,8 +67,10 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_.:-]+)""", re
 
 class WebFetchParams(Params):
     url: str = Field(min_length=1, max_length=8_000)
-    max_chars: int = Field(default=DEFAULT_MAX_CHARS, description=f"At most {MAX_CHARS}.")
-    timeout: float = Field(default=DEFAULT_TIMEOUT, description=f"At most {MAX_TIMEOUT:g}.")
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS,
+                           description=f"Characters to return, at most {MAX_CHARS}.")
+    timeout: float = Field(default=DEFAULT_TIMEOUT,
+                           description=f"Seconds, at most {MAX_TIMEOUT:g}.")
 
     @field_validator("url", mode="before")
     @classmethod

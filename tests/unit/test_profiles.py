@@ -19,6 +19,7 @@ from agent_ext.core.profiles import (
     without_descriptions,
 )
 from agent_ext.models import ScriptedModel, call
+from agent_ext.models._openai_convert import to_tools
 from agent_ext.tools import BUILTINS, COMPACT_DEFERRED, register_builtins
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "builtin_declarations_compact.json"
@@ -92,8 +93,10 @@ async def test_a_window_known_only_at_run_time_is_used(tmp_path: Path) -> None:
 
 
 def test_budgets_of_the_built_in_declarations() -> None:
-    assert chars(builtins("default")) <= DEFAULT_BUDGET
-    assert chars(builtins("compact")) <= COMPACT_BUDGET
+    for profile, budget in (("default", DEFAULT_BUDGET), ("compact", COMPACT_BUDGET)):
+        reg = builtins(profile)
+        assert chars(reg) <= budget, profile
+        assert len(json.dumps(to_tools(reg.declarations()))) <= budget, profile  # as sent
 
 
 def test_compact_defers_the_rarely_used_and_lists_them_by_name() -> None:
