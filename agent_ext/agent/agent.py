@@ -20,6 +20,7 @@ from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
 from agent_ext.core.params import argument_problem
 from agent_ext.core.plugins import load_plugins
+from agent_ext.core.profiles import choose_profile
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.fs.atomic import sweep_interrupted
 from agent_ext.mcp import McpConfig, McpManager, load_mcp_config
@@ -108,6 +109,7 @@ class Agent:
         mcp: bool = True,
         on_event: ev.EventSink | None = None,
         trust_project: TrustChoice = None,
+        tool_profile: str | None = None,
     ) -> None:
         self.cwd = Path(cwd).expanduser().resolve()
         # The project's own files widen nothing until trusted (see agent_ext.trust).
@@ -149,6 +151,9 @@ class Agent:
         self.limits = limits or ctxmod.ContextLimits(
             window_tokens=getattr(self.model, "context_window", None)
             or ctxmod.ContextLimits.window_tokens)
+        #: "default", "compact", or None to choose by the context window (small: compact).
+        self.tool_profile = tool_profile
+        choose_profile(self.registry, self.limits.window_tokens, tool_profile)
         self.notebook = notebook
         self.messages: list[Message] = []
         self.usage = Usage()
@@ -366,6 +371,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._cancel_requested:
                 raise
+        choose_profile(self.registry, self.limits.window_tokens, self.tool_profile)
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
         while True:

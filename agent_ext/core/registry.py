@@ -3,7 +3,8 @@
 Deferred tools (external and plugin tools by default) are left out of ``declarations()``: the
 model sees only their names in ``deferred_summary()`` and loads schemas with ``tool_search``,
 which reveals them. Declarations come in a stable order (built-ins sorted, then external sorted)
-so that provider prompt caches keep hitting.
+so that provider prompt caches keep hitting. The profile (see ``profiles``) shapes what is sent:
+``compact`` shortens every declaration and defers the tools named for it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 from .errors import ToolLoadError, ToolRegistrationError, UnknownToolError
 from .naming import external_name, is_valid_name, split_external
 from .plugins import import_attribute
+from .profiles import SUMMARY_CHARS, Profile, check_profile, shaped
 from .search import SearchDoc, SearchIndex, SearchOutcome
 from .tool import Tool, ToolDeclaration
 
@@ -61,6 +63,8 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._disabled: set[str] = set()
         self._revealed: set[str] = set()
+        self._profile: Profile = "default"
+        self._profile_deferred: dict[Profile, frozenset[str]] = {}
         self._version = 0
         # The search indexes, by whether they cover every tool, with the version they are of.
         self._indexes: dict[bool, tuple[int, Searcher]] = {}
@@ -162,6 +166,29 @@ class Registry:
     def refresh(self) -> None:
         """Note an outside change (e.g. to ``hidden``) that alters what the model may see."""
         with self._mutex:
+            self._changed()
+
+    # -- profile --------------------------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile:
+        """What the model is shown: ``"default"``, or ``"compact"`` for small windows."""
+        return self._profile
+
+    def set_profile(self, profile: str) -> None:
+        """Switch profile; declarations and the deferred summary follow, reveals are kept."""
+        checked = check_profile(profile)
+        with self._mutex:
+            if checked != self._profile:
+                self._profile = checked
+                self._changed()
+
+    def defer_in_profile(self, profile: str, names: Iterable[str]) -> None:
+        """Defer these tools (by registered name) while ``profile`` is the profile."""
+        checked = check_profile(profile)
+        with self._mutex:
+            self._profile_deferred[checked] = (self._profile_deferred.get(checked, frozenset())
+                                               | frozenset(names))
             self._changed()
 
     @property
@@ -300,9 +327,10 @@ class Registry:
         if canonical is None:
             raise UnknownToolError(name)
         entry = self._entries[canonical]
+        by_profile = canonical in self._profile_deferred.get(self._profile, ())
         if entry.tool is not None:
-            return entry.tool.defer and not entry.tool.always_load
-        return bool(entry.defer)
+            return (entry.tool.defer or by_profile) and not entry.tool.always_load
+        return bool(entry.defer) or by_profile
 
     def is_external(self, name: str) -> bool:
         canonical = self.resolve(name)
@@ -355,7 +383,9 @@ class Registry:
 
     def declarations(self) -> list[ToolDeclaration]:
         """Exactly what the model is sent: built-ins sorted, then external sorted."""
-        return [self._load(e).declaration() for e in self._ordered() if self.visible(e.name)]
+        profile = self._profile
+        return [shaped(self._load(e).declaration(), profile)
+                for e in self._ordered() if self.visible(e.name)]
 
     def deferred(self) -> list[str]:
         """Names of deferred, enabled tools (revealed ones included), in declaration order."""
@@ -365,7 +395,10 @@ class Registry:
     def deferred_summary(self) -> str:
         """The names of tools not yet revealed, for the system prompt; empty when there are none.
 
-        External tools are grouped by server as ``mcp__srv__{a,b}`` where that is shorter.
+        External tools are grouped by server as ``mcp__srv__{a,b}`` where that is shorter. When
+        the listing would pass the profile's budget (``profiles.SUMMARY_CHARS``), servers are
+        cut to as many names each as fit, with a count of the rest; tool_search finds them all.
+        Other tools are always listed in full.
         """
         hidden = [n for n in self.deferred() if n not in self._revealed]
         if not hidden:
@@ -378,14 +411,25 @@ class Registry:
                 plain.append(name)
             else:
                 groups.setdefault(f"mcp__{parts[0]}__", []).append(parts[1])
-        lines = [", ".join(plain)] if plain else []
-        for prefix, tools in groups.items():
-            grouped = prefix + "{" + ",".join(tools) + "}"
-            flat = ", ".join(prefix + t for t in tools)
-            lines.append(grouped if len(grouped) < len(flat) else flat)
+        head = [", ".join(plain)] if plain else []
+        budget = SUMMARY_CHARS[self._profile]
+        lines = _server_lines(groups, None)
+        cut = len("\n".join(head + lines)) > budget
+        if cut:
+            # The most names per server that fit: servers with fewer are listed in full.
+            most = max((len(t) for t in groups.values()), default=0)
+            shown = 0
+            for per_server in range(1, most + 1):
+                if len("\n".join(head + _server_lines(groups, per_server))) > budget:
+                    break
+                shown = per_server
+            lines = _server_lines(groups, shown)
+        note = (" Lists ending \"+N more\" are cut short: find the rest with tool_search "
+                "keywords." if cut else "")
         return (
             "Deferred tools: call tool_search to load a schema before use "
-            "(`mcp__srv__{a,b}` means mcp__srv__a and mcp__srv__b).\n" + "\n".join(lines)
+            f"(`mcp__srv__{{a,b}}` means mcp__srv__a and mcp__srv__b).{note}\n"
+            + "\n".join(head + lines)
         )
 
     # -- search ---------------------------------------------------------------------------------
@@ -488,6 +532,22 @@ def _import_factory(spec: str) -> Factory:
         return made
 
     return load
+
+
+def _server_lines(groups: dict[str, list[str]], per_server: int | None) -> list[str]:
+    """One line per server, each cut to ``per_server`` names (None: all) plus a count."""
+    lines = []
+    for prefix, tools in groups.items():
+        kept = tools if per_server is None else tools[:per_server]
+        more = len(tools) - len(kept)
+        if not kept:
+            lines.append(f"{prefix}* +{more} more")
+            continue
+        grouped = prefix + "{" + ",".join(kept) + "}"
+        flat = ", ".join(prefix + t for t in kept)
+        line = grouped if len(grouped) < len(flat) else flat
+        lines.append(f"{line} +{more} more" if more else line)
+    return lines
 
 
 def _never(_name: str) -> bool:

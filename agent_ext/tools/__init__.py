@@ -27,8 +27,13 @@ BUILTINS: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = (
     ("web_fetch", "agent_ext.tools.web_fetch:WebFetchTool", True, ("WebFetch",)),
 )
 
+#: Built-ins the compact profile (small context windows) defers: rarely needed in a short
+#: session, still listed by name and loaded with tool_search (or called by name).
+COMPACT_DEFERRED: tuple[str, ...] = ("ask_user", "glob", "ls", "run_cell", "todo_write")
+
 
 def register_builtins(registry: Registry) -> None:
-    """Register every built-in tool (lazily) with its aliases."""
+    """Register every built-in tool (lazily) with its aliases, and what compact defers."""
     for name, spec, defer, aliases in BUILTINS:
         registry.register_lazy(name, spec, defer=defer, aliases=aliases)
+    registry.defer_in_profile("compact", COMPACT_DEFERRED)

@@ -36,26 +36,24 @@ HEADLESS = ("No answer: the user could not be asked in this session (headless); 
 class OptionInput(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    label: str = Field(min_length=1, max_length=200, description="The choice, in a few words.")
-    description: str | None = Field(default=None, description="What choosing it means.")
+    label: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None)
 
 
 class AskUserParams(Params):
-    question: str = Field(min_length=1, description="The question, ending with a question mark.")
+    question: str = Field(min_length=1)
     options: list[OptionInput] = Field(
         default_factory=list, max_length=MAX_OPTIONS,
-        description=f"Up to {MAX_OPTIONS} choices; leave empty for a free-text question.")
-    multi_select: bool = Field(default=False, description="Whether several options may be chosen.")
-    allow_text: bool = Field(default=True,
-                             description="Whether the user may type an answer of their own.")
+        description="Choices to pick from; empty for a free-text answer.")
+    multi_select: bool = Field(default=False)
+    allow_text: bool = Field(default=True)
 
 
 class AskUserTool(Tool[AskUserParams]):
     name = "ask_user"
     description = (
-        "Ask the user a question and wait for the answer: to settle an ambiguous request, a "
-        "choice between approaches, or a preference only they know. Offer options when the "
-        "likely answers are known. Do not ask what you can find out yourself.")
+        "Ask the user a question and wait for the answer. Use it for a choice only the user "
+        "can make, not for what you can find out yourself.")
     kind = Kind.OTHER
     params_model = AskUserParams
     read_only = True

@@ -32,25 +32,19 @@ from ._files import (
 
 
 class EditParams(Params):
-    file_path: str = Field(
-        description="The file to change: absolute, or relative to the working directory. A "
-                    "writable internal URL such as cell://<id> works too.")
+    file_path: str = Field(description="A path, or cell://<id> for a notebook cell.")
     old_string: str = Field(
-        description="The exact text to replace, copied from the file with its indentation and "
-                    "enough surrounding lines to match one place. Empty to create a new file.")
-    new_string: str = Field(description="The text to put in its place (written as given).")
-    replace_all: bool = Field(default=False,
-                              description="Replace every occurrence of old_string, not just one.")
+        description="Copied exactly from the file, indentation included; empty to create a file.")
+    new_string: str
+    replace_all: bool = Field(default=False)
 
 
 class EditTool(Tool[EditParams]):
     name = "edit"
     description = (
-        "Replace text in a file: old_string (copied exactly from the file, with enough context "
-        "to be unique) becomes new_string. Read the file with read_file first in this session; "
-        "a partial read of the region is enough. Set replace_all to change every occurrence. "
-        "With an empty old_string and a path that does not exist, creates the file. Files keep "
-        "their encoding and line endings. The user may be asked to approve the diff.")
+        "Replace old_string with new_string in a file you have read with read_file. "
+        "old_string must match one place exactly; add surrounding lines to make it unique, or "
+        "set replace_all.")
     kind = Kind.EDIT
     params_model = EditParams
     search_hint = "replace str_replace modify change patch file text"

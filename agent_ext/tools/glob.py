@@ -43,23 +43,15 @@ _NULLISH = {"null", "none", "undefined"}
 
 
 class GlobParams(Params):
-    pattern: str = Field(
-        min_length=1,
-        description='Glob matched against file paths under `path`: "**/*.py" (any depth), '
-                    '"src/*.ts" (one level), "**/*.{md,txt}". Case-insensitive.')
-    path: str | None = Field(
-        default=None,
-        description="Directory to search, absolute or relative to the working directory. "
-                    "Leave it out for the working directory.")
+    pattern: str = Field(min_length=1)
+    path: str | None = Field(default=None, description="Directory to search in.")
 
 
 class GlobTool(Tool[GlobParams]):
     name = "glob"
     description = (
-        "Find files whose path matches a glob pattern (\"**/*.py\", \"src/**/*.ts\"). "
-        "Case-insensitive; includes dotfiles; skips .git and .gitignored paths. Returns up to "
-        f"{SHOW_LIMIT} paths relative to the working directory, files modified in the last 24 "
-        "hours first. Use grep to search file contents.")
+        "Find files by path pattern, such as **/*.py or src/*.ts. Skips .gitignored files; "
+        f"returns up to {SHOW_LIMIT} paths, newest first.")
     kind = Kind.SEARCH
     params_model = GlobParams
     read_only = True

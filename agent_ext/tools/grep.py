@@ -61,56 +61,29 @@ _services_lock = threading.Lock()
 class GrepParams(Params):
     model_config = ConfigDict(populate_by_name=True)
 
-    pattern: str = Field(
-        min_length=1,
-        description="Regular expression to search for (Rust/ripgrep syntax: escape literal "
-                    "braces and parentheses, e.g. `interface\\{\\}` or `run\\(`).")
-    path: str | None = Field(
-        default=None,
-        description="File or directory to search, absolute or relative to the working "
-                    "directory. Default: the working directory.")
-    glob: str | None = Field(
-        default=None,
-        description='Only search files matching this glob, e.g. "*.py", "*.{ts,tsx}", '
-                    '"src/**/*.js"; several separated by spaces or commas; "!" excludes.')
-    type: str | None = Field(
-        default=None,
-        description="Only search files of this type: py, js, ts, json, md, yaml, toml, rust, "
-                    "go, c, cpp, java, sh, html, css, ipynb, ...")
+    pattern: str = Field(min_length=1, description=r"Escape literal ( ) { } as \( \) \{ \}")
+    path: str | None = Field(default=None, description="File or directory to search in.")
+    glob: str | None = Field(default=None, description="Only files matching it, such as *.py.")
+    type: str | None = Field(default=None, description="A file type, such as py, js or md.")
     output_mode: Literal["files_with_matches", "content", "count"] = Field(
-        default="files_with_matches",
-        description='"files_with_matches" (default): paths of matching files; "content": the '
-                    'matching lines (see -n, -A, -B, -C); "count": matching lines per file.')
-    case_insensitive: bool | None = Field(default=None, alias="-i",
-                                          description="Ignore case.")
-    line_numbers: bool | None = Field(
-        default=None, alias="-n", description="Show line numbers (content mode; default true).")
-    after: int | None = Field(default=None, alias="-A", ge=0,
-                              description="Lines of context after each match (content mode).")
-    before: int | None = Field(default=None, alias="-B", ge=0,
-                               description="Lines of context before each match (content mode).")
-    context: int | None = Field(
-        default=None, alias="-C", ge=0,
-        description="Lines of context before and after each match (content mode).")
-    multiline: bool = Field(
-        default=False, description="Let a match span lines; `.` then matches newlines too.")
-    head_limit: int = Field(
-        default=250, ge=0,
-        description="Show at most this many entries (files; lines in content mode). 0: no "
-                    "limit (pages still end near 20,000 characters).")
-    offset: int = Field(default=0, ge=0,
-                        description="Skip this many entries first, to read the next page.")
+        default="files_with_matches")
+    case_insensitive: bool | None = Field(default=None, alias="-i")
+    line_numbers: bool | None = Field(default=None, alias="-n")
+    after: int | None = Field(default=None, alias="-A", ge=0)
+    before: int | None = Field(default=None, alias="-B", ge=0)
+    context: int | None = Field(default=None, alias="-C", ge=0)
+    multiline: bool = Field(default=False)
+    head_limit: int = Field(default=250, ge=0, description="At most this many entries; 0: all.")
+    offset: int = Field(default=0, ge=0, description="Entries to skip, for the next page.")
 
 
 class GrepTool(Tool[GrepParams]):
     name = "grep"
     description = (
-        "Search file contents with a regular expression (ripgrep). Skips hidden, binary and "
-        ".gitignored files. Returns the paths of matching files (default), the matching lines "
-        "with output_mode=\"content\" (with -n, -A/-B/-C), or per-file counts with "
-        "output_mode=\"count\"; narrow with path, glob or type. Files come most recently "
-        "modified first, paths relative to the working directory; page with head_limit and "
-        "offset. Use this rather than grep or rg in the shell.")
+        "Search file contents with a regular expression (ripgrep syntax). Returns matching "
+        "files, or with output_mode \"content\" the matching lines (-i, -n, -A, -B, -C as in "
+        "grep). Skips hidden, binary and .gitignored files. Use it instead of grep or rg in the "
+        "shell.")
     kind = Kind.SEARCH
     params_model = GrepParams
     read_only = True

@@ -35,25 +35,15 @@ MAX_ENTRIES = 500
 
 
 class LsParams(Params):
-    path: str | None = Field(
-        default=None,
-        description="Directory to list, absolute or relative to the working directory. Leave "
-                    "it out for the working directory.")
-    ignore: list[str] | None = Field(
-        default=None,
-        description='Glob patterns of entry names to leave out, e.g. ["*.pyc", "node_modules"].')
-    all: bool = Field(
-        default=False,
-        description="Also list hidden (dot) entries and entries ignored by .gitignore (marked "
-                    "[ignored]).")
+    path: str | None = Field(default=None)
+    ignore: list[str] | None = Field(default=None, description="Name globs to leave out.")
+    all: bool = Field(default=False, description="Include hidden and .gitignored entries.")
 
 
 class LsTool(Tool[LsParams]):
     name = "ls"
     description = (
-        "List the entries of one directory: subdirectories first (ending in /), then files with "
-        "their sizes. Hidden and .gitignored entries are left out unless all=true. Use glob to "
-        "find files at any depth and read_file to read one.")
+        "List one directory: subdirectories (ending in /), then files with their sizes.")
     kind = Kind.READ
     params_model = LsParams
     read_only = True

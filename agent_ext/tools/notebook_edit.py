@@ -48,37 +48,23 @@ _RENAMES_SHOWN = 20
 
 class NotebookEditParams(Params):
     notebook_path: str | None = Field(
-        default=None,
-        description="The .ipynb file, absolute or relative to the working directory. Omit it for "
-                    "the notebook you are running in.")
+        default=None, description="The .ipynb file; omit it for the notebook you run in.")
     cell_id: str | None = Field(
         default=None,
-        description="The cell's id as read_file shows it. Also `[12]` for the cell that ran as "
-                    "execution count 12, or `cell-3` (position from 0) in notebooks without ids. "
-                    "For insert: the new cell goes after this cell (omit it for the top).")
-    new_source: str | None = Field(
-        default=None, description="The cell's complete new source (replace and insert).")
-    cell_type: Literal["code", "markdown", "raw"] | None = Field(
-        default=None,
-        description="The cell's type. insert defaults to code; with replace it changes the "
-                    "type and keeps the id.")
-    edit_mode: Literal["replace", "insert", "delete", "move"] = Field(
-        default="replace", description="replace (default), insert, delete or move.")
+        description="The id read_file shows, or [12] for execution count 12. insert: the cell "
+                    "to insert after (omit for the top).")
+    new_source: str | None = Field(default=None, description="The whole new source.")
+    cell_type: Literal["code", "markdown", "raw"] | None = Field(default=None)
+    edit_mode: Literal["replace", "insert", "delete", "move"] = Field(default="replace")
     after_cell_id: str | None = Field(
-        default=None,
-        description="For move: the cell to put it after; omit or null for the top.")
+        default=None, description="move: the cell to put it after; omit for the top.")
 
 
 class NotebookEditTool(Tool[NotebookEditParams]):
     name = "notebook_edit"
     description = (
-        "Change one cell of a Jupyter notebook by its cell id: replace its source (and/or type), "
-        "insert a new cell after cell_id (at the top without one), delete it, or move it after "
-        "after_cell_id. Without notebook_path it edits the notebook you are running in. Read the "
-        "notebook with read_file first: every cell must have been seen (page large notebooks "
-        "with nb://:cells=0-49, nb://:cells=50-99, ..., or read nb://:source for sources only), "
-        "and a cell changed since you read it is refused. Replacing a code cell's source clears "
-        "its outputs. The user may be asked to approve the cell's diff.")
+        "Replace, insert, delete or move one notebook cell, chosen by the cell id read_file "
+        "shows. Read the whole notebook first; a cell changed since you read it is refused.")
     kind = Kind.EDIT
     params_model = NotebookEditParams
     search_hint = "jupyter ipynb cell notebook insert delete move replace markdown code"

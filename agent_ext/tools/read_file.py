@@ -58,23 +58,17 @@ _SNIFF_BYTES = 8192
 
 class ReadFileParams(Params):
     file_path: str = Field(
-        description="The file to read: absolute, or relative to the working directory. May end "
-                    "in a selector: a.py:10-20 (lines 10-20), a.py:-30 (the last 30 lines), "
-                    "a.py:raw (no line numbers). Internal URLs such as cell://<id> work too.")
-    offset: int | None = Field(default=None,
-                               description="The 1-based line to start at (for long files).")
-    limit: int | None = Field(default=None,
-                              description=f"How many lines to read (default {DEFAULT_LIMIT}).")
+        description="A path, optionally with lines: a.py:10-20, a.py:-30 (the last 30).")
+    offset: int | None = Field(default=None, description="First line to read, from 1.")
+    limit: int | None = Field(default=None)
 
 
 class ReadFileTool(Tool[ReadFileParams]):
     name = "read_file"
     description = (
-        "Read a file. Text comes back with line numbers (cat -n style), at most "
-        f"{DEFAULT_LIMIT} lines per call; use offset and limit, or a selector such as "
-        "path:100-200, to page through long files. Images (png, jpeg, gif, webp) come back as "
-        "images and Jupyter notebooks as their cells with outputs. Read a file before you edit "
-        "it. Directories are refused (use ls).")
+        "Read a file with line numbers, or a notebook as cells with their ids. At most "
+        f"{DEFAULT_LIMIT} lines per call: page with offset and limit. Images come back as "
+        "images.")
     kind = Kind.READ
     params_model = ReadFileParams
     read_only = True

@@ -55,23 +55,15 @@ TAIL_CHARS = 14_000
 
 class RunCellParams(Params):
     cell_id: str | None = Field(
-        default=None,
-        description="The code cell to run in the notebook you are running in: its id as "
-                    "read_file shows it, or `[12]` for the cell that ran as execution count 12.")
-    code: str | None = Field(
-        default=None,
-        description="Python to run in the kernel instead of a cell (its outputs go into no "
-                    "cell). Give cell_id or code, not both.")
+        default=None, description="The id read_file shows, or [12] for execution count 12.")
+    code: str | None = Field(default=None, description="Python to run instead of a cell.")
 
 
 class RunCellTool(Tool[RunCellParams]):
     name = "run_cell"
     description = (
-        "Run a code cell of the notebook you are running in (cell_id), or a snippet of Python "
-        "(code), in the kernel, with the user's variables. A cell's outputs are written into "
-        "that cell; either way they come back to you (long text cut, images attached). The "
-        "user is asked to approve the code first. To inspect variables without running code, "
-        "read var:// or var://<name>.")
+        "Run a cell of this notebook, or Python code, in the user's kernel and return the "
+        "output. To inspect a variable without running code, read var://<name>.")
     kind = Kind.EXECUTE
     params_model = RunCellParams
     search_hint = "execute run cell jupyter kernel python evaluate code"

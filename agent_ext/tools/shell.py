@@ -59,19 +59,12 @@ Outcome = Literal["exit", "timeout", "cancelled", "linger"]
 
 
 class ShellParams(Params):
-    command: str = Field(min_length=1, description="The bash command to run.")
-    description: str | None = Field(
-        default=None, description="What the command does, in 5-10 words (shown to the user).")
-    timeout: float = Field(
-        default=DEFAULT_TIMEOUT,
-        description=f"Seconds before the command is stopped (default {DEFAULT_TIMEOUT:g}, max "
-                    f"{MAX_TIMEOUT:g}; not for background jobs); values of 10000 or more are "
-                    "read as milliseconds.")
+    command: str = Field(min_length=1)
+    description: str | None = Field(default=None, description="5-10 words for the user.")
+    timeout: float = Field(default=DEFAULT_TIMEOUT,
+                           description=f"Seconds, at most {MAX_TIMEOUT:g}.")
     run_in_background: bool = Field(
-        default=False,
-        description="Start the command as a background job and return at once with its id "
-                    "(for servers, watchers and long builds). Read it with shell_output, stop "
-                    "it with shell_kill; you are told when it ends.")
+        default=False, description="For servers: returns a job id for shell_output, shell_kill.")
 
     @field_validator("timeout", mode="before")
     @classmethod
@@ -90,13 +83,9 @@ class ShellParams(Params):
 class ShellTool(Tool[ShellParams]):
     name = "shell"
     description = (
-        "Run a bash command in the working directory and return its exit code and output "
-        "(stdout and stderr merged). Each call starts a fresh shell there (cd and variables do "
-        "not carry over). Stdin is closed: commands must not wait for input. "
-        "Quote paths with spaces. Long output keeps its start and end; the full text is saved "
-        "to a file named in the result. Use run_in_background=true for servers and other "
-        "commands that do not finish on their own. Prefer the dedicated file tools for "
-        "reading, searching and editing files.")
+        "Run a non-interactive bash command (stdin is closed) in the working directory and "
+        "return its exit code and output. cd does not carry over between calls. Read, search "
+        "and edit files with the file tools, not the shell.")
     kind = Kind.EXECUTE
     params_model = ShellParams
     search_hint = "bash terminal command run execute script"

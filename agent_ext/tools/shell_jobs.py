@@ -345,23 +345,16 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 class ShellOutputParams(Params):
-    job_id: str = Field(min_length=1, description="The job id shell returned (e.g. shell_1).")
+    job_id: str = Field(min_length=1)
     offset: int | None = Field(
-        default=None,
-        description="Character offset to read from (next_offset of an earlier read). Omit to "
-                    "get the output since your last read; a negative number gives the last N "
-                    "characters.")
-    wait_seconds: float = Field(
-        default=0, ge=0, le=MAX_WAIT,
-        description="Wait up to this many seconds for the job to finish before reading.")
+        default=None, description="Where to read from; omit for new output, -N for the last N.")
+    wait_seconds: float = Field(default=0, ge=0, le=MAX_WAIT)
 
 
 class ShellOutputTool(Tool[ShellOutputParams]):
     name = "shell_output"
     description = (
-        "Read the output of a background shell job (started with shell run_in_background=true): "
-        "its status, exit code and the output since your last read. Set wait_seconds to wait "
-        "for it to finish first.")
+        "Read a background shell job's status and the output since your last read.")
     kind = Kind.READ
     params_model = ShellOutputParams
     read_only = True
@@ -425,13 +418,12 @@ def unknown_job(jobs: ShellJobs, job_id: str) -> ToolResult:
 
 
 class ShellKillParams(Params):
-    job_id: str = Field(min_length=1, description="The job id shell returned (e.g. shell_1).")
+    job_id: str = Field(min_length=1)
 
 
 class ShellKillTool(Tool[ShellKillParams]):
     name = "shell_kill"
-    description = ("Stop a background shell job and every process it started. Returns its "
-                   "final status and the end of its output.")
+    description = "Stop a background shell job and every process it started."
     kind = Kind.EXECUTE
     params_model = ShellKillParams
     defer = True

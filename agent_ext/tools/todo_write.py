@@ -75,24 +75,20 @@ class TodoList:
 class TodoInput(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    content: str = Field(min_length=1, description="The task, in the imperative (Run tests).")
-    status: Status = Field(description="pending, in_progress or completed.")
-    active_form: str | None = Field(
-        default=None, description="The task while it runs (Running tests), shown to the user.")
+    content: str = Field(min_length=1)
+    status: Status
+    active_form: str | None = Field(default=None, description="As it runs: Running tests.")
 
 
 class TodoWriteParams(Params):
-    todos: list[TodoInput] = Field(
-        max_length=MAX_ITEMS, description="The whole updated list; it replaces the previous one.")
+    todos: list[TodoInput] = Field(max_length=MAX_ITEMS)
 
 
 class TodoWriteTool(Tool[TodoWriteParams]):
     name = "todo_write"
     description = (
-        "Create or update your task list for this session (the whole list each time). Use it "
-        "for work with three or more steps: add the steps, mark one in_progress before "
-        "starting it, and mark it completed as soon as it is done. At most one item may be "
-        "in_progress.")
+        "Replace your task list with the whole updated list. Use it for work of three or more "
+        "steps, with one item in_progress at a time.")
     kind = Kind.OTHER
     params_model = TodoWriteParams
     read_only = True

@@ -34,13 +34,8 @@ MAX_RESULTS = 20
 
 
 class ToolSearchParams(Params):
-    query: str = Field(
-        min_length=1,
-        description='Keywords for the capability you need (e.g. "create pull request"), or '
-                    '"select:name1,name2" to load tools by exact name. Prefix a word with + to '
-                    "require it in the tool name.",
-    )
-    max_results: int = Field(default=5, description="How many tools to return (1-20).")
+    query: str = Field(min_length=1, description="Keywords, or select:name1,name2.")
+    max_results: int = Field(default=5)
 
     @field_validator("max_results", mode="before")
     @classmethod
@@ -60,9 +55,8 @@ class ToolSearchParams(Params):
 class ToolSearchTool(Tool[ToolSearchParams]):
     name = "tool_search"
     description = (
-        "Load the schemas of deferred tools (listed by name only in the system prompt) so you "
-        "can call them. Use \"select:<name>[,<name>...]\" when you know the names, or keywords "
-        "describing the capability. Returned tools become callable from your next step."
+        "Load deferred tools, listed by name in the system prompt, so you can call them. Give "
+        "select:<name>,<name> for known names, or keywords for a capability."
     )
     kind = Kind.OTHER
     params_model = ToolSearchParams

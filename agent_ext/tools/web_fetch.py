@@ -66,12 +66,11 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_.:-]+)""", re
 
 
 class WebFetchParams(Params):
-    url: str = Field(min_length=1, max_length=8_000,
-                     description="The http(s) URL to fetch; a bare domain gets https://.")
+    url: str = Field(min_length=1, max_length=8_000)
     max_chars: int = Field(default=DEFAULT_MAX_CHARS,
-                           description=f"Most characters of text to return (up to {MAX_CHARS}).")
+                           description=f"Characters to return, at most {MAX_CHARS}.")
     timeout: float = Field(default=DEFAULT_TIMEOUT,
-                           description=f"Seconds for the whole fetch (up to {MAX_TIMEOUT:g}).")
+                           description=f"Seconds, at most {MAX_TIMEOUT:g}.")
 
     @field_validator("url", mode="before")
     @classmethod
@@ -102,9 +101,7 @@ class WebFetchParams(Params):
 class WebFetchTool(Tool[WebFetchParams]):
     name = "web_fetch"
     description = (
-        "Fetch a URL over http(s) and return its content as text: web pages as markdown "
-        "(headings, lists, links, code), JSON pretty-printed, plain text as is. Binary files "
-        "are refused. Use it to read documentation, issues or API responses you have a URL for.")
+        "Fetch an http(s) URL and return it as text, web pages as markdown.")
     kind = Kind.FETCH
     params_model = WebFetchParams
     read_only = True

@@ -12,8 +12,6 @@ import dataclasses
 import os
 from pathlib import Path
 
-from pydantic import Field
-
 from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
 from agent_ext.fs import ReadCache, TextFile, encode_text
 from agent_ext.urls import ParsedURL, URLError, URLRouter
@@ -31,18 +29,15 @@ from ._files import (
 
 
 class WriteFileParams(Params):
-    file_path: str = Field(
-        description="The file to write: absolute, or relative to the working directory. "
-                    "Missing parent folders are created.")
-    content: str = Field(description="The complete new content of the file, written as given.")
+    file_path: str
+    content: str
 
 
 class WriteFileTool(Tool[WriteFileParams]):
     name = "write_file"
     description = (
-        "Write a file: create it, or replace all of its content. To overwrite an existing file "
-        "you must have read all of it with read_file in this session. Prefer edit for changing "
-        "part of a file. The user may be asked to approve the diff.")
+        "Create a file, or replace all of an existing file you have read. Use edit to change "
+        "part of a file.")
     kind = Kind.EDIT
     params_model = WriteFileParams
     search_hint = "create new file save overwrite"

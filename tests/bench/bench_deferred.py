@@ -1,8 +1,10 @@
-"""What deferral saves: the declarations a model would get inline vs our deferred summary.
+"""What deferral saves, and what the first request costs a small context window.
 
 Registers the sample catalogue (212 tools of 14 public MCP servers) as external tools and prints
 the characters of all their schemas inline, of our deferred summary, and the summary's average
-characters per tool (target ≤ 40).
+characters per tool (target ≤ 40). Then the size of the built-in declarations (as our
+``to_dict`` and as the OpenAI adapter sends them) and of the first request (system prompt with
+the deferred summary, plus declarations) with 300 MCP tools connected, per tool profile.
 
 Run: ``python tests/bench/bench_deferred.py``
 """
@@ -13,7 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_ext.agent.prompt import build_system_prompt
 from agent_ext.core import FunctionTool, Registry
+from agent_ext.models._openai_convert import to_tools
 from agent_ext.tools import register_builtins
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -48,6 +52,41 @@ def measure(tools: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def catalogue_of(count: int) -> list[dict[str, Any]]:
+    """``count`` distinct MCP tools: the sample catalogue, then the extra one."""
+    tools: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for t in catalogue() + catalogue("extra_catalogue.json"):
+        if len(tools) < count and (t["server"], t["name"]) not in seen:
+            seen.add((t["server"], t["name"]))
+            tools.append(t)
+    return tools
+
+
+def first_request(tools: list[dict[str, Any]], profile: str = "default") -> dict[str, int]:
+    """Characters of the first request: built-in declarations, system prompt, both together."""
+    reg = registry_with(tools)
+    reg.set_profile(profile)
+    declarations = reg.declarations()
+    system = build_system_prompt(cwd=Path("/home/user/project"), registry=reg)
+    decl_chars = len(json.dumps([d.to_dict() for d in declarations]))
+    return {
+        "tools": len(declarations),
+        "declaration_chars": decl_chars,
+        "openai_chars": len(json.dumps(to_tools(declarations))),
+        "summary_chars": len(reg.deferred_summary()),
+        "system_chars": len(system),
+        "request_chars": len(system) + decl_chars,
+    }
+
+
+def report_request(figures: dict[str, int], label: str) -> str:
+    return (f"{label}: {figures['tools']} declarations {figures['declaration_chars']:,} chars "
+            f"({figures['openai_chars']:,} as the OpenAI adapter sends them); system prompt "
+            f"{figures['system_chars']:,} (deferred summary {figures['summary_chars']:,}); "
+            f"first request {figures['request_chars']:,}")
+
+
 def report(figures: dict[str, float], label: str) -> str:
     return (f"{label}: {int(figures['tools'])} tools; schemas inline "
             f"{int(figures['inline_chars']):,} chars, deferred summary "
@@ -58,3 +97,7 @@ def report(figures: dict[str, float], label: str) -> str:
 if __name__ == "__main__":
     print(report(measure(catalogue()), "sample catalogue"))
     print(report(measure(catalogue("extra_catalogue.json")), "extra catalogue"))
+    for profile in ("default", "compact"):
+        print(report_request(first_request([], profile), f"built-ins only, {profile}"))
+        print(report_request(first_request(catalogue_of(300), profile),
+                             f"300 MCP tools, {profile}"))

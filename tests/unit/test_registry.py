@@ -18,6 +18,7 @@ from agent_ext.core import (
     UnknownToolError,
 )
 from agent_ext.core.naming import MAX_NAME, elide, external_name, is_valid_name, sanitize
+from agent_ext.core.profiles import SUMMARY_CHARS
 from agent_ext.tools import register_builtins
 
 from .helpers import echo_tool
@@ -316,8 +317,32 @@ def test_registering_1000_deferred_tools_adds_nothing_to_declarations() -> None:
         reg.register_external(f"server{i % 10}", echo_tool(f"operation_{i}"))
     assert [d.to_dict() for d in reg.declarations()] == before
     summary = reg.deferred_summary()
-    assert summary.count("operation_") == 1000
-    assert len(summary) / 1000 <= 40
+    lines = summary.splitlines()[1:]
+    assert len(lines) == 10 and all(line.startswith("mcp__server") for line in lines)
+    shown = summary.count("operation_")
+    more = sum(int(line.rsplit("+", 1)[1].split()[0]) for line in lines)
+    assert shown + more == 1000 and shown > 50
+    assert len(summary) <= SUMMARY_CHARS["default"] + 300
+
+
+def test_a_long_deferred_summary_cuts_the_largest_servers_first() -> None:
+    reg = make_registry()
+    reg.register(echo_tool("plugin_tool"))
+    for i in range(400):
+        reg.register_external("big", echo_tool(f"big_operation_{i:03}"))
+    for n in ("one", "two"):
+        reg.register_external("small", echo_tool(n))
+    lines = reg.deferred_summary().splitlines()
+    assert "tool_search keywords" in lines[0]
+    assert lines[1:] == ["plugin_tool", lines[2], "mcp__small__{one,two}"]
+    assert lines[2].startswith("mcp__big__{big_operation_000,") and lines[2].endswith(" more")
+    shown = lines[2].count("big_operation_")
+    reg.set_profile("compact")
+    compact = reg.deferred_summary()
+    assert 0 < compact.count("big_operation_") < shown
+    assert len(compact) <= SUMMARY_CHARS["compact"] + 300
+    reg.unregister_server("big")
+    assert "more" not in reg.deferred_summary()
 
 
 def test_deferred_summary_groups_by_server_only_when_shorter() -> None:
