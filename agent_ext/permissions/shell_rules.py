@@ -1,0 +1,173 @@
+"""Path rules against what a shell command touches: "could it name this?" and "is all of it
+approved?".
+
+A deny or ask rule matches when any path the command touches matches, when a folder it reads
+or writes recursively holds something the rule names, and when a word only known at run time
+could name it. An allow rule set approves a command only when nothing it touches is unknown,
+it runs no hidden code, opens no network connection, and every write is covered like an edit.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._shell_expand import Unknown
+from .paths import PathPattern, inside
+from .rules import Rule
+from .shell_paths import HARMLESS, Touched
+
+#: How many entries a recursive reader's folder is searched for a denied path.
+MAX_WALK = 5000
+_GLOB = frozenset("*?[\\")
+
+
+@dataclass(frozen=True)
+class SpecShape:
+    """A path specifier's fixed folder and the components after it."""
+
+    base: str
+    parts: tuple[str, ...]
+
+
+def spec_shape(spec: str, *, project: str, cwd: str, home: str) -> SpecShape:
+    """The folder every match of ``spec`` lies under, and the pattern parts below it.
+
+    Follows ``paths.compile_path``'s anchors: ``//`` absolute, ``~/`` home, ``/`` project,
+    ``./`` or a slash inside: cwd; a bare name matches at any depth under cwd.
+    """
+    if spec.startswith("//"):
+        base, rest, anchored = "/", spec[2:], True
+    elif spec == "~" or spec.startswith("~/"):
+        base, rest, anchored = home, spec[2:], True
+    elif spec.startswith("/"):
+        base, rest, anchored = project, spec[1:], True
+    elif spec.startswith("./"):
+        base, rest, anchored = cwd, spec[2:], True
+    else:
+        base, rest, anchored = cwd, spec, "/" in spec.rstrip("/")
+    parts = [p for p in rest.split("/") if p not in ("", ".")]
+    if parts and parts[-1] == "**":
+        parts.pop()
+    if not anchored and parts:
+        parts.insert(0, "**")
+    literal: list[str] = []
+    while parts and not (_GLOB & set(parts[0])):
+        literal.append(parts.pop(0))
+    return SpecShape(posixpath.normpath(posixpath.join(base, *literal)), tuple(parts))
+
+
+def could_hold(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
+    """Whether something at or below ``folder`` could match (structurally, no file system)."""
+    if pattern.matches(folder) or inside(shape.base, [folder]):
+        return True
+    if not inside(folder, [shape.base]):
+        return False
+    if "**" in shape.parts:
+        return True
+    depth = len(folder[len(shape.base):].strip("/").split("/"))
+    return depth < len(shape.parts)
+
+
+def holds(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
+    """Whether ``folder`` (read recursively) holds something the rule matches.
+
+    The rule's own folder inside ``folder`` always counts (it may be created by then); for
+    rules that match at any depth the folder is searched, up to ``MAX_WALK`` entries.
+    """
+    if not could_hold(pattern, shape, folder):
+        return False
+    if pattern.matches(folder) or inside(shape.base, [folder]) or not Path(folder).is_dir():
+        return True
+    seen = 0
+    for top, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            seen += 1
+            path = posixpath.join(top, name)
+            target = os.path.realpath(path)
+            if seen > MAX_WALK or pattern.matches(path) or pattern.matches(target):
+                return True
+            if target != path and Path(target).is_dir() and could_hold(pattern, shape, target):
+                return True
+    return False
+
+
+def _maybe(pattern: PathPattern, shape: SpecShape, unknown: Unknown) -> bool:
+    return unknown.within is None or could_hold(pattern, shape, unknown.within)
+
+
+def read_hit(pattern: PathPattern, shape: SpecShape, touched: Touched,
+             arguments: tuple[str, ...]) -> str | None:
+    """Why a Read rule matches the command, or None. ``arguments`` are the best-effort
+    static argument paths of programs the table does not know."""
+    for path in (*touched.reads, *arguments):
+        if pattern.matches(path):
+            return f"it reads {path}"
+    for folder in touched.recursive_reads:
+        if holds(pattern, shape, folder):
+            return f"it reads everything under {folder}"
+    for unknown in touched.unknown_reads:
+        if _maybe(pattern, shape, unknown):
+            return f"`{unknown.word}` may read a path only known when it runs"
+    return None
+
+
+def edit_hit(pattern: PathPattern, shape: SpecShape, touched: Touched) -> str | None:
+    """Why an Edit rule matches the command's writes, or None."""
+    for path in (*touched.redirect_writes, *touched.program_writes, *touched.repositories):
+        if pattern.matches(path):
+            return f"it writes {path}"
+    for folder in touched.recursive_writes:
+        if could_hold(pattern, shape, folder):
+            return f"it writes everything under {folder}"
+    for unknown in touched.unknown_writes:
+        if _maybe(pattern, shape, unknown):
+            return f"`{unknown.word}` may write a path only known when it runs"
+    return None
+
+
+def network_note(touched: Touched) -> str | None:
+    """Why the command counts as network access, or None."""
+    if touched.network:
+        return f"it opens a network connection through {touched.network[0]}"
+    return None
+
+
+def allow_blocker(touched: Touched, *, edit_allowed: Callable[[str], bool],
+                  in_roots: Callable[[str], bool], accept_edits: bool) -> str | None:
+    """Why allow rules for the command's programs cannot approve it, or None.
+
+    Writes are checked like edits: an ``Edit`` allow rule must cover each, or acceptEdits
+    mode lets those inside the working roots run.
+    """
+    if touched.runs:
+        return touched.runs[0]
+    for unknown in touched.unknown_reads:
+        return f"`{unknown.word}` may read a path only known when it runs"
+    for unknown in touched.unknown_writes:
+        if not (accept_edits and unknown.within is not None and in_roots(unknown.within)):
+            return f"`{unknown.word}` may write a path only known when it runs"
+    for path in (*touched.redirect_writes, *touched.program_writes, *touched.recursive_writes):
+        if path in HARMLESS or edit_allowed(path) or (accept_edits and in_roots(path)):
+            continue
+        where = "inside" if in_roots(path) else "outside"
+        return (f"it writes {path} ({where} the working roots), which needs approval like an "
+                "edit: add an Edit(...) allow rule for it, or use acceptEdits mode for writes "
+                "inside the working roots")
+    return None
+
+
+#: Programs whose deny rules stand for network access as a whole.
+NETWORK_PROGRAMS = ("curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp",
+                    "sftp", "ftp", "http", "https", "aria2c", "lynx", "w3m", "links")
+
+
+def network_command(rule: Rule) -> bool:
+    """Whether a ``Bash(...)`` rule names a network program (``curl *``, ``nc:*``)."""
+    pattern = rule.command
+    return pattern is not None and any(
+        pattern.matches(f"{name} {arg}") for name in NETWORK_PROGRAMS
+        for arg in ("x", "https://example.com/", "-s https://example.com/"))
