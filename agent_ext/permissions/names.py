@@ -112,8 +112,16 @@ def family(tool_name: str) -> str:
 
 # -- the narrowest rule naming a call ("always allow") -----------------------------------------
 
-_SUBCOMMAND = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+@%=,/-]{0,63}$")
+#: A word that names a subcommand or script, not an argument that varies between calls.
+_COMMAND_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9._:+@-]{0,63}$")
 _PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser"})
+_PYTHON = re.compile(r"^python[0-9.]*$")
+#: Programs whose subcommands nest (``npm run test``, ``docker compose up``).
+_TWO_LEVELS = frozenset({
+    "git", "docker", "podman", "kubectl", "npm", "pnpm", "yarn", "bun", "cargo", "go", "pip",
+    "pip3", "uv", "poetry", "gh", "conda", "mamba", "brew", "apt", "apt-get", "systemctl",
+    "terraform", "helm", "aws", "gcloud", "az", "dotnet", "nix", "rustup", "deno", "pixi",
+})
 
 
 def escape(text: str) -> str:
@@ -121,8 +129,44 @@ def escape(text: str) -> str:
     return re.sub(r"([\\()*])", r"\\\1", text)
 
 
+def command_prefix(argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> list[str]:
+    """The words of a command up to the first argument that varies between calls.
+
+    The program, its global options as written (``git --no-pager``), ``-m MODULE`` for
+    Python, then subcommand words (two levels for tools like ``npm run test``).
+    """
+    from ._shell_options import GLOBAL_OPTIONS
+
+    words, index, count = [argv[0]], 1, len(argv)
+    base = argv[0].rsplit("/", 1)[-1]
+    spec = GLOBAL_OPTIONS.get(base)
+    while spec is not None and index < count and not dynamic[index] and argv[index][:1] == "-":
+        word, head = argv[index], argv[index].partition("=")[0]
+        if word in spec.valued:
+            if index + 1 >= count or dynamic[index + 1]:
+                break
+            words += [word, argv[index + 1]]
+            index += 2
+        elif head in spec.valued or head in spec.flags or word[:2] in spec.valued:
+            words.append(word)
+            index += 1
+        else:
+            break
+    levels = 2 if base in _TWO_LEVELS else 1
+    if _PYTHON.match(base) and index + 1 < count and argv[index] == "-m" and not dynamic[
+            index + 1]:
+        words += ["-m", argv[index + 1]]
+        index += 2
+    while levels and index < count and not dynamic[index] and _COMMAND_WORD.match(argv[index]):
+        words.append(argv[index])
+        index += 1
+        levels -= 1
+    return words
+
+
 def command_rules(command: str) -> list[str]:
-    """``Bash(<prog> <subcommand> *)`` for each simple command (never a bare ``Bash``).
+    """``Bash(<command words> *)`` for each simple command (never a bare ``Bash``): the
+    narrowest rule that covers it and its variations (see ``command_prefix``).
 
     A command run through ``sudo`` and the like gets an exact rule for what was written.
     """
@@ -134,10 +178,7 @@ def command_rules(command: str) -> list[str]:
         if _PRIVILEGE & set(simple.wrappers):
             rule = f"Bash({escape(simple.source.strip())})"
         else:
-            words = [argv[0]]
-            if len(argv) > 1 and not dynamic[1] and _SUBCOMMAND.match(argv[1]):
-                words.append(argv[1])
-            rule = f"Bash({escape(' '.join(words))} *)"
+            rule = f"Bash({escape(' '.join(command_prefix(argv, dynamic)))} *)"
         if rule not in out:
             out.append(rule)
     return out
