@@ -12,6 +12,8 @@ class Arg:
     text: str
     dynamic: bool = False
     globbed: bool = False
+    #: ``text`` is shell source with its own quoting (a redirection target).
+    raw: bool = False
 
     def after(self, count: int) -> Arg:
         """The argument without its first ``count`` characters (``if=x`` → ``x``)."""
@@ -19,7 +21,7 @@ class Arg:
 
     def source(self) -> str:
         """The word as a shell source, for expansion: static words keep only their globs."""
-        if self.dynamic:
+        if self.dynamic or self.raw:
             return self.text
         keep = "*?[" if self.globbed else ""
         out = []

@@ -10,7 +10,7 @@ the work tree and the repository.
 from __future__ import annotations
 
 from ._effects import Arg, Effects
-from ._shell_options import GLOBAL_OPTIONS
+from ._global_options import GLOBAL_OPTIONS
 
 READ_ONLY = frozenset({
     "status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree",

@@ -19,6 +19,7 @@ from typing import Any
 from agent_ext.core import ToolInvocation
 from agent_ext.core.naming import split_external
 
+from ._global_options import GLOBAL_OPTIONS
 from .paths import internal_read, real, rule_path, url_hosts
 from .shell import analyse
 
@@ -116,12 +117,22 @@ def family(tool_name: str) -> str:
 _COMMAND_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9._:+@-]{0,63}$")
 _PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser"})
 _PYTHON = re.compile(r"^python[0-9.]*$")
-#: Programs whose subcommands nest (``npm run test``, ``docker compose up``).
-_TWO_LEVELS = frozenset({
-    "git", "docker", "podman", "kubectl", "npm", "pnpm", "yarn", "bun", "cargo", "go", "pip",
-    "pip3", "uv", "poetry", "gh", "conda", "mamba", "brew", "apt", "apt-get", "systemctl",
-    "terraform", "helm", "aws", "gcloud", "az", "dotnet", "nix", "rustup", "deno", "pixi",
-})
+#: Subcommands whose next word names what they do (``npm run test``, ``docker compose up``);
+#: None: every subcommand of that program does.
+_SUBCOMMAND_GROUPS: dict[str, frozenset[str] | None] = {
+    "git": frozenset({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs",
+                      "sparse-checkout", "reflog", "maintenance"}),
+    "npm": frozenset({"run", "run-script", "exec"}), "pnpm": frozenset({"run", "exec"}),
+    "yarn": frozenset({"run", "workspace"}), "bun": frozenset({"run", "x"}),
+    "docker": frozenset({"compose", "container", "image", "volume", "network", "system",
+                         "buildx", "context", "builder"}),
+    "podman": frozenset({"compose", "container", "image", "volume", "network", "system"}),
+    "uv": frozenset({"run", "pip", "tool", "python"}), "poetry": frozenset({"run"}),
+    "go": frozenset({"mod", "tool", "work"}), "conda": frozenset({"env"}),
+    "terraform": frozenset({"state", "workspace"}), "helm": frozenset({"repo"}),
+    "kubectl": None, "gh": None, "aws": None,
+    "gcloud": None, "az": None,
+}
 
 
 def escape(text: str) -> str:
@@ -133,10 +144,9 @@ def command_prefix(argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> list[str
     """The words of a command up to the first argument that varies between calls.
 
     The program, its global options as written (``git --no-pager``), ``-m MODULE`` for
-    Python, then subcommand words (two levels for tools like ``npm run test``).
+    Python, then the subcommand, and the word after it for subcommands that group others
+    (``npm run test``, ``docker compose up``, ``git stash list``).
     """
-    from ._shell_options import GLOBAL_OPTIONS
-
     words, index, count = [argv[0]], 1, len(argv)
     base = argv[0].rsplit("/", 1)[-1]
     spec = GLOBAL_OPTIONS.get(base)
@@ -152,15 +162,18 @@ def command_prefix(argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> list[str
             index += 1
         else:
             break
-    levels = 2 if base in _TWO_LEVELS else 1
     if _PYTHON.match(base) and index + 1 < count and argv[index] == "-m" and not dynamic[
             index + 1]:
         words += ["-m", argv[index + 1]]
         index += 2
-    while levels and index < count and not dynamic[index] and _COMMAND_WORD.match(argv[index]):
-        words.append(argv[index])
+    if index < count and not dynamic[index] and _COMMAND_WORD.match(argv[index]):
+        sub = argv[index]
+        words.append(sub)
         index += 1
-        levels -= 1
+        groups = _SUBCOMMAND_GROUPS.get(base, frozenset())
+        if (groups is None or sub in groups) and index < count and not dynamic[index] and (
+                _COMMAND_WORD.match(argv[index])):
+            words.append(argv[index])
     return words
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ._effects import Arg
 from ._shell_expand import Unknown, expand_word, home_is_known
+from ._shell_words import has_brace_expansion
 from .paths import lexical, real
 from .programs import effects
 from .shell import ShellAnalysis, SimpleCommand
@@ -24,6 +25,7 @@ from .shell import ShellAnalysis, SimpleCommand
 __all__ = ["Touched", "Unknown", "touched"]
 
 _NETWORK = re.compile(r"/dev/+(?:\.+/+)*(?:tcp|udp)(?:/|\b)")
+_EXPANDS = re.compile(r"[$`]")
 _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
 #: Targets that are not files: writing there changes nothing.
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1",
@@ -68,6 +70,10 @@ class _Collector:
     def resolve(self, arg: Arg, unknown: list[Unknown]) -> list[str]:
         """The resolved paths ``arg`` names; what cannot be known goes to ``unknown``."""
         if len(arg.text) > 4096 or ("\n" in arg.text and not arg.dynamic):
+            unknown.append(Unknown(arg.text[:80], None))
+            return []
+        if arg.dynamic and not _EXPANDS.search(arg.text) and not has_brace_expansion(arg.text):
+            # A word the analyser filled in itself (xargs input, find's `{}`): anything.
             unknown.append(Unknown(arg.text[:80], None))
             return []
         expanded = expand_word(arg.source(), self.folders, self.home)
@@ -123,8 +129,7 @@ def _words(command: SimpleCommand) -> list[tuple[str, bool, bool]]:
 
 def _target(text: str) -> Arg:
     """A redirection target's source text as an argument (it keeps its own quoting)."""
-    static = not any(c in text for c in "$`'\"\\*?[{~")
-    return Arg(text, dynamic=not static)
+    return Arg(text, raw=True)
 
 
 def touched(analysis: ShellAnalysis, command: str, cwd: str) -> Touched:

@@ -147,9 +147,12 @@ class CommandView:
                    for v in self.variants())
 
     def variants(self) -> list[list[object]]:
-        """The command as deny rules also see it: without global options, and each command a
-        runner (``flock``, ``chroot``...) could start, from any of its words on."""
+        """The command as deny rules also see it: the program by its name (``/bin/rm`` is
+        ``rm``), without global options, and each command a runner (``flock``, ``chroot``...)
+        could start, from any of its words on."""
         words = [fold_text(w) if isinstance(w, str) else w for w in self.words()]
+        if words and isinstance(words[0], str) and "/" in words[0].rstrip("/"):
+            words[0] = words[0].rstrip("/").rsplit("/", 1)[-1]
         out = [strip_globals(words)]
         if words and isinstance(words[0], str) and words[0].rsplit("/", 1)[-1] in (
                 COMMAND_RUNNERS | {"ssh"}):
