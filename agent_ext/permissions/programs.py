@@ -538,8 +538,8 @@ def _perl(_name: str, args: list[Arg], out: Effects) -> None:
 
 
 def _less(name: str, args: list[Arg], out: Effects) -> None:
-    commands = [a for a in args if a.dynamic or a.text.startswith("+")]
-    if commands or any(a.text.startswith(("-k", "--lesskey")) for a in args):
+    commands = [a for a in args if not a.dynamic and a.text.startswith("+")]
+    if commands or any(a.dynamic or a.text.startswith(("-k", "--lesskey")) for a in args):
         out.runs.append(f"{name} runs the commands it is given (`+`, lesskey), which can "
                         "include shell escapes")
     _generic(name, [a for a in args if a not in commands], out)
