@@ -162,6 +162,9 @@ def command_prefix(argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> list[str
             index += 1
         else:
             break
+    if base == "cargo" and index < count and not dynamic[index] and argv[index][:1] == "+":
+        words.append(argv[index])
+        index += 1
     if _PYTHON.match(base) and index + 1 < count and argv[index] == "-m" and not dynamic[
             index + 1]:
         words += ["-m", argv[index + 1]]
