@@ -87,10 +87,6 @@ def call_tier(invocation: ToolInvocation[Any]) -> Tier:
 
 #: Wrappers that change who runs a command: an allow rule must name them itself.
 PRIVILEGE_WRAPPERS = frozenset({"sudo", "doas", "su", "runuser"})
-#: Programs whose file arguments they write, delete or move (the full table: programs.py).
-WRITERS = frozenset({"tee", "cp", "mv", "rm", "rmdir", "touch", "truncate", "ln", "install",
-                     "dd", "sed", "perl", "chmod", "chown", "mkdir", "rsync", "unlink",
-                     "shred", "patch", "tar", "unzip"})
 
 
 @dataclass(frozen=True)
