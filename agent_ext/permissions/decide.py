@@ -249,7 +249,8 @@ class RulePolicy:
         return f": {found}" if found else ""
 
     def _edit_rule(self, rule: Rule) -> bool:
-        return rule.covers_tool("edit", None)
+        """Edit rules, and Write rules, judge what a shell command writes."""
+        return rule.covers_tool("edit", None) or rule.covers_tool("write_file", None)
 
     def _allows(self, rule: Rule, call: Call) -> bool:
         """Whether an allow rule approves the call: every location or host must match."""

@@ -116,6 +116,8 @@ WRITE_ROWS = (
     + [blocked(c, allow=_own_rule(c), mode="dontAsk") for c in WRITES[:15]]
     + [blocked(c, allow=EVERYTHING, deny=("Edit(README.md)", "Edit(victim)", "Edit(./*)"))
        for c in WRITES if not any(s in c for s in ("$", "{outside}", "~", "../.."))]
+    + [blocked(c, allow=EVERYTHING, deny=("Write(README.md)", "Write(victim)"), expect="deny")
+       for c in ("echo x > victim", "tee victim", "sort -o victim README.md", "gzip README.md")]
     + [blocked(c, allow=_own_rule(c), mode="acceptEdits", deny=("Edit(./README.md)",
                                                                "Edit(./victim)"))
        for c in WRITES[:20]]
