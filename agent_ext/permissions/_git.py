@@ -126,6 +126,12 @@ def _subcommand(sub: str, rest: list[Arg], repository: Arg | None, out: Effects)
         out.runs.append(f"git {sub} {first} runs a command")
     out.writes.extend(_output_files(rest))
     root = repository or Arg(".")
+    # `git show REV:PATH` prints a file from the object store.
+    out.reads += [Arg(a.text.partition(":")[2]) for a in rest
+                  if not a.dynamic and ":" in a.text and not a.text.startswith(("-", ":"))
+                  and "://" not in a.text and a.text.partition(":")[2]]
+    if sub == "archive":
+        out.recursive_reads.append(root)
     if sub == "config":
         if not (words & _LISTING["config"]):
             out.writes.append(_config_file(rest, root))
@@ -147,7 +153,10 @@ def _subcommand(sub: str, rest: list[Arg], repository: Arg | None, out: Effects)
     if sub in WORK_TREE_WRITERS or sub not in _KNOWN_REPOSITORY_ONLY:
         out.recursive_writes.append(root)
     if sub == "clone":
-        out.writes_into.append(repository)
+        if len(operands) > 1:
+            out.recursive_writes.append(operands[1])
+        else:
+            out.writes_into.append(repository)
 
 
 _KNOWN_REPOSITORY_ONLY = frozenset({

@@ -234,6 +234,8 @@ PROGRAMS: dict[str, Program] = {
     "patch": _program(short="BDFiopr", long="prefix ifdef fuzz input output strip "
                       "reject-file directory backup-if-mismatch", operands="write",
                       reads="-i --input", writes="-o --output -r --reject-file"),
+    "ssh": _program(short="BbcDEeFIiJLlmOoPpQRSWw", operands="none", code="-o -F"),
+    "sftp": _program(short="BbcDFiJloPRSs", operands="none", code="-o -F -S -D"),
     "man": _program(short="PHMLSCRm", long="pager html manpath config-file",
                     operands="none", code="-P --pager -H --html"),
 }
@@ -274,9 +276,9 @@ def _generic(name: str, args: list[Arg], out: Effects) -> None:
         target = found.values("-t", "--target-directory")
         sources = operands if target else operands[:-1]
         dest = [] if target else operands[-1:]
-        if role != "link":
-            (out.recursive_reads if recursive else out.reads).extend(sources)
-        if role == "move":
+        (out.recursive_reads if recursive else out.reads).extend(sources)
+        if role in ("move", "link"):
+            # Writes through a link land on its target, so a link counts as writing it.
             out.recursive_writes.extend(sources)
         if role == "link" and len(operands) == 1:
             out.writes_into.append(None)
@@ -462,7 +464,8 @@ def _tar(_name: str, args: list[Arg], out: Effects) -> None:
     out.reads += found.values("-T", "--files-from", "-X", "--exclude-from")
     if names & {"-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate"}:
         out.writes.extend(archives)
-        out.recursive_reads.extend(found.operands)
+        # -C moves before reading the operands: the folder itself is what may be read.
+        out.recursive_reads.extend(folders or found.operands)
     elif names & {"-x", "--extract", "--get"}:
         out.reads.extend(archives)
         out.writes_into.extend(folders or [None])

@@ -56,6 +56,9 @@ class Touched:
     #: Folders a relative word may be taken against (the working folder and ``cd`` targets);
     #: empty when a ``cd`` goes somewhere only known at run time.
     folders: tuple[str, ...] = ()
+    #: Best effort, for Read deny rules: arguments of programs the table does not know.
+    argument_reads: tuple[str, ...] = ()
+    argument_unknown: tuple[Unknown, ...] = ()
 
 
 @dataclass
@@ -132,48 +135,103 @@ def _target(text: str) -> Arg:
     return Arg(text, raw=True)
 
 
+_CHDIR_OPTION = re.compile(r"(?:^|\s)(?:-[A-Za-z]*[CD]\S*|--chdir\S*)(?:\s|$)")
+
+
+def runs_elsewhere(simple: SimpleCommand) -> bool:
+    """Whether the command runs in a folder of its wrapper's choosing (``find -execdir``,
+    ``env -C DIR``, ``sudo -D DIR``), so its relative words cannot be resolved here."""
+    wrappers = set(simple.wrappers)
+    return "find" in wrappers or bool(wrappers & {"env", "sudo"} and _CHDIR_OPTION.search(
+        simple.source))
+
+
 def touched(analysis: ShellAnalysis, command: str, cwd: str) -> Touched:
     """Resolve everything ``analysis`` (of ``command``, run in ``cwd``) reads and writes."""
     home = str(Path("~").expanduser()) if home_is_known(command) else None
     folders = folders_of(analysis.commands, cwd, home)
     collect = _Collector(cwd, home, folders)
-    reads = collect.resolve_all((_target(t) for t in analysis.reads), collect.unknown_reads)
+    redirect_unknown: list[Unknown] = []
+    reads = collect.resolve_all((_target(t) for t in analysis.reads), redirect_unknown)
     redirect_writes = collect.resolve_all((_target(t) for t in analysis.writes),
-                                          collect.unknown_writes)
-    program_writes: list[str] = []
-    recursive_reads: list[str] = []
-    recursive_writes: list[str] = []
-    repositories: list[str] = []
-    runs: list[str] = []
+                                          redirect_unknown)
+    collect.unknown_reads += [u for u in redirect_unknown
+                              if any(u.word == t for t in analysis.reads)]
+    collect.unknown_writes += [u for u in redirect_unknown if u not in collect.unknown_reads]
+    out = _Found()
     for simple in analysis.commands:
-        found = effects(simple.argv, simple.dynamic, simple.globbed)
-        reads += collect.resolve_all(found.reads, collect.unknown_reads)
-        program_writes += collect.resolve_all(found.writes, collect.unknown_writes)
-        recursive_reads += collect.resolve_all(found.recursive_reads, collect.unknown_reads)
-        recursive_writes += collect.resolve_all(found.recursive_writes, collect.unknown_writes)
-        for folder in found.writes_into:
-            base = [real(p, cwd) for p in collect.resolve(folder, [])] if folder else list(
-                folders)
-            within = base[0] if len(base) == 1 and (folder is None or not folder.dynamic) \
-                else None
-            collect.unknown_writes.append(Unknown(simple.text[:80], within))
-        for repository in found.repositories:
-            roots = collect.resolve(repository, []) if repository is not None else list(folders)
-            repositories += [posixpath.join(r, ".git") if not r.endswith(".git") else r
-                             for r in roots]
-            if (repository is not None and repository.dynamic) or not roots:
-                collect.unknown_writes.append(Unknown(simple.text[:80], None))
-        runs += found.runs
+        here = collect if not runs_elsewhere(simple) else _Collector(cwd, home, ())
+        here.unknown_reads, here.unknown_writes = collect.unknown_reads, collect.unknown_writes
+        _command(simple, here, out)
+    reads += out.reads
+    # Bash opens /dev/tcp/HOST/PORT for a redirection; a target only known when the command
+    # runs could be one.
     network = sorted({m.group(0) for m in _NETWORK.finditer(command)} | {
-        p for p in (*reads, *redirect_writes, *program_writes) if _NETWORK.match(p)})
+        p for p in (*reads, *redirect_writes, *out.writes) if _NETWORK.match(p)} | {
+        f"`{u.word}` (a redirection only known when it runs)" for u in redirect_unknown
+        if u.within is None})
     return Touched(
         reads=_unique(reads), redirect_writes=_unique(redirect_writes),
-        program_writes=_unique(program_writes), recursive_reads=_unique(recursive_reads),
-        recursive_writes=_unique(recursive_writes),
+        program_writes=_unique(out.writes), recursive_reads=_unique(out.recursive_reads),
+        recursive_writes=_unique(out.recursive_writes),
         unknown_reads=tuple(dict.fromkeys(collect.unknown_reads)),
         unknown_writes=tuple(dict.fromkeys(collect.unknown_writes)),
-        repositories=_unique(repositories), network=tuple(network),
-        runs=tuple(dict.fromkeys(runs)), folders=folders)
+        repositories=_unique(out.repositories), network=tuple(network),
+        runs=tuple(dict.fromkeys(out.runs)), folders=folders,
+        argument_reads=_unique(out.argument_reads),
+        argument_unknown=tuple(dict.fromkeys(out.argument_unknown)))
+
+
+@dataclass
+class _Found:
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    recursive_reads: list[str] = field(default_factory=list)
+    recursive_writes: list[str] = field(default_factory=list)
+    repositories: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+    argument_reads: list[str] = field(default_factory=list)
+    argument_unknown: list[Unknown] = field(default_factory=list)
+
+
+def _command(simple: SimpleCommand, collect: _Collector, out: _Found) -> None:
+    """Add what one simple command touches to ``out``."""
+    found = effects(simple.argv, simple.dynamic, simple.globbed)
+    out.reads += collect.resolve_all(found.reads, collect.unknown_reads)
+    out.writes += collect.resolve_all(found.writes, collect.unknown_writes)
+    out.recursive_reads += collect.resolve_all(found.recursive_reads, collect.unknown_reads)
+    out.recursive_writes += collect.resolve_all(found.recursive_writes, collect.unknown_writes)
+    for folder in found.writes_into:
+        base = [real(p, collect.cwd) for p in collect.resolve(folder, [])] if folder else list(
+            collect.folders)
+        within = base[0] if len(base) == 1 and (folder is None or not folder.dynamic) else None
+        collect.unknown_writes.append(Unknown(simple.text[:80], within))
+    for repository in found.repositories:
+        roots = collect.resolve(repository, []) if repository is not None else list(
+            collect.folders)
+        out.repositories += [r if r.endswith("/.git") else posixpath.join(r, ".git")
+                             for r in roots]
+        if (repository is not None and repository.dynamic) or not roots:
+            collect.unknown_writes.append(Unknown(simple.text[:80], None))
+    out.runs += found.runs
+    if not found.known:
+        _best_effort(simple, collect, out)
+
+
+def _best_effort(simple: SimpleCommand, collect: _Collector, out: _Found) -> None:
+    """Arguments of a program the table does not know, for Read deny rules: plain words and
+    ``key=value`` values as paths (globs and braces expanded), and path-shaped words only
+    known at run time as unknown."""
+    for text, dynamic, globbed in _words(simple)[1:]:
+        arg = Arg(text, dynamic, globbed)
+        if not dynamic and text.startswith("-") and "=" not in text:
+            continue
+        if dynamic and "/" not in text:
+            continue
+        key, eq, _ = text.partition("=")
+        if eq and not dynamic and key:
+            arg = arg.after(len(key) + 1)
+        out.argument_reads += collect.resolve(arg, out.argument_unknown)
 
 
 def _unique(paths: Iterable[str]) -> tuple[str, ...]:

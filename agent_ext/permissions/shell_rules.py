@@ -103,13 +103,13 @@ def read_hit(pattern: PathPattern, shape: SpecShape, touched: Touched,
              arguments: tuple[str, ...]) -> str | None:
     """Why a Read rule matches the command, or None. ``arguments`` are the best-effort
     static argument paths of programs the table does not know."""
-    for path in (*touched.reads, *arguments):
+    for path in (*touched.reads, *arguments, *touched.argument_reads):
         if pattern.matches(path):
             return f"it reads {path}"
     for folder in touched.recursive_reads:
         if holds(pattern, shape, folder):
             return f"it reads everything under {folder}"
-    for unknown in touched.unknown_reads:
+    for unknown in (*touched.unknown_reads, *touched.argument_unknown):
         if _maybe(pattern, shape, unknown):
             return f"`{unknown.word}` may read a path only known when it runs"
     return None

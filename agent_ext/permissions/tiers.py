@@ -227,6 +227,12 @@ def shell_view(command: str, cwd: str) -> ShellView:
     arguments: list[str] = []
     for simple in analysis.commands:
         words = _argument_words(simple)
+        if simple.wrappers:
+            # Wrapper options can name files too (`xargs -a FILE`): their words, unquoted.
+            words += [w.strip("'\"") for w in simple.source.split()
+                      if not w.startswith("-") and "$" not in w and "`" not in w]
+            words += [w.partition("=")[2].strip("'\"") for w in simple.source.split()
+                      if "=" in w and "$" not in w]
         arguments += [real(w, cwd) for w in words] + [real(lexical(w, cwd), cwd) for w in words]
     written = (*found.program_writes, *found.recursive_writes)
     return ShellView(command, analysis.complete, analysis.problems,

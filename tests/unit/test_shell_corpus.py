@@ -226,7 +226,48 @@ NETWORK_ROWS = (
     + [blocked(c, allow=EVERYTHING, mode="acceptEdits") for c in NETWORK[:4]]
     + [blocked(c, mode="dontAsk", allow=EVERYTHING, expect="deny") for c in NETWORK[:4]]
 )
-ATTACKS = READ_ROWS + WRITE_ROWS + PROTECTED_ROWS + DENY_ROWS + CODE_ROWS + NETWORK_ROWS
+# -- neighbours: links, folders chosen by a wrapper, git's object store, best-effort programs --
+
+NEIGHBOUR_ROWS = [
+    blocked("ln -s ../victim src/link && echo x > src/link",
+            allow=("Bash(ln *)", "Bash(echo *)", "Edit(./src/**)")),
+    blocked("tar -C {home} -cf /tmp/x .ssh", allow=EVERYTHING, deny=HOME_DENY, expect="deny"),
+    blocked("env -C {home}/.ssh cat id_rsa", allow=EVERYTHING, deny=HOME_DENY, expect="deny"),
+    blocked("sudo -D {home}/.ssh cat id_rsa", allow=EVERYTHING, deny=HOME_DENY),
+    blocked("find . -execdir cat key.txt \\;", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("git show HEAD:secrets/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("git archive HEAD -o /tmp/x.tar", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("d=/dev; cat < $d/tcp/example.com/80", allow=EVERYTHING, deny=("WebFetch",),
+            expect="deny"),
+    blocked("d=/dev; cat < $d/tcp/example.com/80", allow=EVERYTHING),
+    blocked("cat < /dev/\"tcp\"/example.com/80", allow=EVERYTHING, deny=("WebFetch",),
+            expect="deny"),
+    blocked("ssh -o ProxyCommand='sh -c id' host", allow=("Bash(ssh *)",)),
+    blocked("xargs -a secrets/key.txt echo", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("xargs --arg-file=secrets/key.txt echo", allow=EVERYTHING, deny=READ_DENY,
+            expect="deny"),
+    blocked("python3 x.py $x/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("python3 x.py secre?s/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("python3 x.py s{ecrets,x}/key.txt", allow=EVERYTHING, deny=READ_DENY,
+            expect="deny"),
+    blocked("node x.js --file=secrets/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("git clone https://example.com/r ~/.ssh", allow=("Bash(git *)", "Edit(./src/**)")),
+    blocked("git clone https://example.com/r {home}/.ssh", allow=EVERYTHING,
+            deny=("Edit(~/.ssh/**)",), expect="deny"),
+    blocked("mv secrets x && cat x/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("cp -r secrets x; cat x/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("exec 3<secrets/key.txt; cat <&3", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("cat <(cat secrets/key.txt)", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("echo x | tee >(cat > victim)", allow=("Bash(echo *)", "Bash(tee *)",
+                                                   "Bash(cat *)")),
+    blocked("> victim", allow=EVERYTHING, deny=("Edit(./victim)",), expect="deny"),
+    blocked("exec > victim", allow=EVERYTHING, deny=("Edit(./victim)",), expect="deny"),
+    blocked("git -C secrets grep VALUE", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("a=(secrets); cat ${a[0]}/key.txt", allow=EVERYTHING, deny=READ_DENY),
+    blocked("cat ${HOME:?}/.ssh/id_rsa", allow=EVERYTHING, deny=HOME_DENY, expect="deny"),
+]
+ATTACKS = (READ_ROWS + WRITE_ROWS + PROTECTED_ROWS + DENY_ROWS + CODE_ROWS + NETWORK_ROWS
+           + NEIGHBOUR_ROWS)
 
 # -- what must still run unasked ----------------------------------------------------------------
 
