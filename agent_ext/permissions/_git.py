@@ -127,9 +127,10 @@ def _subcommand(sub: str, rest: list[Arg], repository: Arg | None, out: Effects)
     out.writes.extend(_output_files(rest))
     root = repository or Arg(".")
     # `git show REV:PATH` prints a file from the object store.
-    out.reads += [Arg(a.text.partition(":")[2]) for a in rest
-                  if not a.dynamic and ":" in a.text and not a.text.startswith(("-", ":"))
-                  and "://" not in a.text and a.text.partition(":")[2]]
+    if sub in _OBJECT_READERS:
+        out.reads += [Arg(a.text.partition(":")[2]) for a in rest
+                      if not a.dynamic and ":" in a.text and not a.text.startswith(("-", ":"))
+                      and "://" not in a.text and a.text.partition(":")[2]]
     if sub == "archive":
         out.recursive_reads.append(root)
     if sub == "config":
@@ -150,8 +151,11 @@ def _subcommand(sub: str, rest: list[Arg], repository: Arg | None, out: Effects)
             listing | {"--no-column"}):
         return
     out.repositories.append(repository)
-    if sub in WORK_TREE_WRITERS or sub not in _KNOWN_REPOSITORY_ONLY:
+    if (sub in WORK_TREE_WRITERS and writes_work_tree(sub, words, operands)) or (
+            sub not in WORK_TREE_WRITERS and sub not in _KNOWN_REPOSITORY_ONLY):
         out.recursive_writes.append(root)
+    if sub == "worktree" and first == "add" and len(operands) > 1:
+        out.recursive_writes.append(operands[1])
     if sub == "clone":
         if len(operands) > 1:
             out.recursive_writes.append(operands[1])
@@ -166,6 +170,25 @@ _KNOWN_REPOSITORY_ONLY = frozenset({
     "update-server-info", "prune-packed", "verify-pack", "index-pack", "unpack-objects",
     "gui", "citool", "send-email", "request-pull", "credential", "rerere", "config",
 })
+
+
+_OBJECT_READERS = frozenset({"show", "cat-file", "diff", "log", "archive", "grep", "blame"})
+
+
+def writes_work_tree(sub: str, words: set[str], operands: list[Arg]) -> bool:
+    """Whether a work-tree subcommand changes files in this form (``checkout -b NEW`` and
+    ``reset`` without ``--hard`` only move refs and the index)."""
+    if sub in ("checkout", "switch") and words & {"-b", "-B", "-c", "-C", "--orphan"}:
+        return len(operands) > 1
+    if sub == "reset":
+        return bool(words & {"--hard", "--merge", "--keep"})
+    if sub == "restore":
+        return not (words & {"--staged", "-S"}) or bool(words & {"--worktree", "-W"})
+    if sub == "apply":
+        return not (words & {"--cached", "--check", "--stat", "--numstat", "--summary"})
+    if sub == "rm":
+        return "--cached" not in words
+    return sub != "init"
 
 
 def _output_files(rest: list[Arg]) -> list[Arg]:

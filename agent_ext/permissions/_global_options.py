@@ -24,7 +24,8 @@ GLOBAL_OPTIONS: dict[str, GlobalOptions] = {
     "git": _globals(
         "--no-pager -p --paginate -P --bare --no-replace-objects --literal-pathspecs "
         "--glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks "
-        "--no-lazy-fetch --no-advice --html-path --man-path --info-path --exec-path",
+        "--no-lazy-fetch --no-advice --html-path --man-path --info-path --exec-path "
+        "--version --help -h -v",
         "-C -c --git-dir --work-tree --namespace --super-prefix --config-env --list-cmds"),
     "docker": _globals("-D --debug --tls --tlsverify -v --version",
                        "--config -c --context -H --host -l --log-level --tlscacert "

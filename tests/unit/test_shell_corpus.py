@@ -278,7 +278,8 @@ USUAL = (
     "Bash(make test *)", "Bash(pytest *)", "Bash(echo *)", "Bash(cmd *)",
     "Bash(python3 -m pytest *)", "Bash(sed -n *)", "Bash(awk *)", "Bash(sort *)",
     "Bash(uniq *)", "Bash(jq *)", "Bash(git branch *)", "Bash(du *)", "Bash(tree *)",
-    "Bash(cd *)",
+    "Bash(cd *)", "Bash(git add *)", "Bash(git commit *)", "Bash(git checkout *)",
+    "Bash(git stash *)", "Bash(git reset *)", "Bash(git --version)",
 )
 SAFE = [
     "git status", "git log --oneline -5", "ls -la", "npm run test -- --watch=false",
@@ -294,6 +295,8 @@ SAFE = [
     "awk -F: '$3 > 100 {print $1}' README.md", "git diff --stat", "tree src",
     "find src -type f | sort", "grep -rn TODO src", "sed -n 's/a/b/p' README.md",
     "git log --format='%h %s' -3", "ls -la ~", "echo $(git status --short)",
+    "git add src/a.py", "git commit -m 'fix: x'", "git checkout -b feature",
+    "git stash list", "git reset HEAD~1", "git --version",
 ]
 SAFE_ROWS = (
     [Row(c, allow=USUAL, deny=READ_DENY, expect="allow") for c in SAFE]

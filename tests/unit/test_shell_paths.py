@@ -169,6 +169,14 @@ def test_unknown_programs_are_best_effort() -> None:
     ("git rebase -x id main", True, True, [], True),
     ("git push -u origin main", True, False, [], False),
     ("git submodule foreach id", True, True, [], True),
+    ("git checkout -b feature", True, False, [], False),
+    ("git checkout -b feature origin/main", True, True, [], False),
+    ("git reset HEAD~1", True, False, [], False),
+    ("git reset --hard HEAD~1", True, True, [], False),
+    ("git restore --staged f", True, False, [], False),
+    ("git restore f", True, True, [], False),
+    ("git init", True, False, [], False),
+    ("git --version", False, False, [], False),
 ])
 def test_git(command: str, repository: bool, work_tree: bool, writes: list[str],
              runs: bool) -> None:
