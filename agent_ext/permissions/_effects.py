@@ -1,4 +1,7 @@
-"""An argument of a simple command, and what a command does to files: shared by the tables."""
+"""Arguments of a simple command, how options are scanned, and what a command does to files.
+
+Shared by the program table (``programs.py``), its special cases (``_handlers.py``) and git.
+"""
 
 from __future__ import annotations
 
@@ -50,3 +53,71 @@ class Effects:
     repositories: list[Arg | None] = field(default_factory=list)
     #: Whether the program is in the table (otherwise argument paths are best effort).
     known: bool = True
+
+
+# -- option scanning ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Options:
+    """How one program's options are laid out: which short letters and long names take a
+    value (attached, after ``=``, or the next word)."""
+
+    short: str = ""
+    long: frozenset[str] = frozenset()
+
+
+def option_spec(short: str = "", long: str = "") -> Options:
+    return Options(short, frozenset(long.split()))
+
+
+@dataclass
+class Scan:
+    """Options (name and value) and operands, in order."""
+
+    options: list[tuple[str, Arg | None]] = field(default_factory=list)
+    operands: list[Arg] = field(default_factory=list)
+
+    def has(self, *names: str) -> bool:
+        return any(name in names for name, _ in self.options)
+
+    def values(self, *names: str) -> list[Arg]:
+        return [value for name, value in self.options if name in names and value is not None]
+
+
+def scan(args: list[Arg], spec: Options) -> Scan:
+    """Split ``args`` into options and operands the way getopt_long does (GNU permutes)."""
+    out = Scan()
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        text = arg.text
+        index += 1
+        if arg.dynamic or not text.startswith("-") or text == "-":
+            out.operands.append(arg)
+            continue
+        if text == "--":
+            out.operands.extend(args[index:])
+            break
+        if text.startswith("--"):
+            name, eq, _ = text.partition("=")
+            if eq:
+                out.options.append((name, arg.after(len(name) + 1)))
+            elif name[2:] in spec.long and index < len(args):
+                out.options.append((name, args[index]))
+                index += 1
+            else:
+                out.options.append((name, None))
+            continue
+        for position in range(1, len(text)):
+            letter = text[position]
+            if letter in spec.short:
+                if position + 1 < len(text):
+                    out.options.append(("-" + letter, arg.after(position + 1)))
+                elif index < len(args):
+                    out.options.append(("-" + letter, args[index]))
+                    index += 1
+                else:
+                    out.options.append(("-" + letter, None))
+                break
+            out.options.append(("-" + letter, None))
+    return out
