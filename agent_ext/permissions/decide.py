@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from agent_ext.core import Registry
 
 _KINDS: dict[str, RuleKind] = {"allow": "allow", "deny": "deny", "ask": "ask"}
-_HARMLESS_WRITES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
 
 class RulePolicy:
@@ -232,15 +231,19 @@ class RulePolicy:
         if view.network and (rule.covers_tool("web_fetch", None) or (
                 rule.command is not None and network_command(rule))):
             return network_note(view.touched)
-        if rule.form != "path":
+        if rule.form not in ("path", "tool"):
             return None
-        pattern = self._pattern(rule)
-        shape = spec_shape(rule.specifier or "", project=self.cwd, cwd=self.cwd, home=self.home)
+        # A bare Read or Edit rule names every path.
+        spec = rule.specifier if rule.form == "path" else "//**"
+        pattern = compile_path(spec or "//**", project=self.cwd, cwd=self.cwd, home=self.home) \
+            if rule.form == "tool" else self._pattern(rule)
+        shape = spec_shape(spec or "", project=self.cwd, cwd=self.cwd, home=self.home)
         found = None
         if self._edit_rule(rule):
             found = edit_hit(pattern, shape, view.touched)
         if found is None and rule.covers_tool("read_file", None):
-            found = read_hit(pattern, shape, view.touched, view.argument_paths)
+            found = read_hit(pattern, shape, view.touched, view.argument_paths,
+                             best_effort=rule.form == "path")
         return found
 
     def _shell_note(self, rule: Rule, call: Call) -> str:
@@ -294,9 +297,11 @@ class RulePolicy:
         if view.network:
             return (f"{network_note(view.touched)}; agent_ext asks for network access from "
                     "the shell in every mode but bypassPermissions")
-        edits = [r for r in self._rules["allow"] if r.form == "path" and self._edit_rule(r)]
+        edits = [r for r in self._rules["allow"] if r.form in ("path", "tool")
+                 and self._edit_rule(r)]
         return allow_blocker(
-            view.touched, edit_allowed=lambda p: any(self._pattern(r).matches(p) for r in edits),
+            view.touched, edit_allowed=lambda p: any(
+                r.form == "tool" or self._pattern(r).matches(p) for r in edits),
             in_roots=lambda p: inside(p, self.roots), accept_edits=self.mode is Mode.ACCEPT_EDITS)
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:

@@ -100,16 +100,19 @@ def _maybe(pattern: PathPattern, shape: SpecShape, unknown: Unknown) -> bool:
 
 
 def read_hit(pattern: PathPattern, shape: SpecShape, touched: Touched,
-             arguments: tuple[str, ...]) -> str | None:
+             arguments: tuple[str, ...], *, best_effort: bool = True) -> str | None:
     """Why a Read rule matches the command, or None. ``arguments`` are the best-effort
-    static argument paths of programs the table does not know."""
-    for path in (*touched.reads, *arguments, *touched.argument_reads):
+    static argument paths of every command; with ``best_effort`` False (a bare ``Read``
+    rule, which names every path) only what the program table knows is read counts."""
+    guesses = (*arguments, *touched.argument_reads) if best_effort else ()
+    for path in (*touched.reads, *guesses):
         if pattern.matches(path):
             return f"it reads {path}"
     for folder in touched.recursive_reads:
         if holds(pattern, shape, folder):
             return f"it reads everything under {folder}"
-    for unknown in (*touched.unknown_reads, *touched.argument_unknown):
+    unknowns = touched.argument_unknown if best_effort else ()
+    for unknown in (*touched.unknown_reads, *unknowns):
         if _maybe(pattern, shape, unknown):
             return f"`{unknown.word}` may read a path only known when it runs"
     return None

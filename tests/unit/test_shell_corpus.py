@@ -363,3 +363,21 @@ def test_common_commands_still_run_unasked(row: Row, layout: dict[str, Path],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     verdict, reason = decide(row, layout, monkeypatch)
     assert verdict is Verdict(row.expect or "allow"), reason
+
+
+@pytest.mark.parametrize(("command", "expect"), [
+    ("cat README.md", "deny"), ("echo x > src/out.txt", "deny"), ("grep -r x .", "deny"),
+    ("echo hi", "allow"), ("git status", "allow"),
+])
+def test_bare_read_and_edit_rules_cover_what_the_shell_touches(
+        command: str, expect: str, layout: dict[str, Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    row = Row(command, allow=EVERYTHING, deny=("Read", "Edit"))
+    verdict, reason = decide(row, layout, monkeypatch)
+    assert verdict is Verdict(expect), reason
+
+
+def test_a_bare_edit_allow_rule_covers_shell_writes(layout: dict[str, Path],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    row = Row("echo x > out.txt", allow=("Bash(echo *)", "Edit"))
+    assert decide(row, layout, monkeypatch)[0] is Verdict.ALLOW
