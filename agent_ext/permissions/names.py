@@ -217,7 +217,9 @@ def scopes_for(invocation: ToolInvocation[Any]) -> tuple[str, ...]:
     """What "always allow" may cover for this call, narrowest first."""
     kind = _kind(invocation)
     if kind == "shell":
-        return ("command prefix",)
+        # The rules themselves, so the approval widget shows exactly what would be saved.
+        rules = command_rules(invocation.command() or "")
+        return (", ".join(rules),) if rules else ("command prefix",)
     if kind == "mcp":
         return ("tool", "server")
     if kind in ("edit", "read") and invocation.locations():
