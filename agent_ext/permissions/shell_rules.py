@@ -75,22 +75,47 @@ def could_hold(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
 def holds(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
     """Whether ``folder`` (read recursively) holds something the rule matches.
 
-    The rule's own folder inside ``folder`` always counts (it may be created by then); for
-    rules that match at any depth the folder is searched, up to ``MAX_WALK`` entries.
+    Searched on disk, from the rule's own folder when that lies inside ``folder`` (a rule's
+    folder that does not exist holds nothing to read), else from ``folder``; a search past
+    ``MAX_WALK`` entries counts as holding.
     """
     if not could_hold(pattern, shape, folder):
+        return _links_lead(pattern, shape, folder)
+    if pattern.matches(folder) or not Path(folder).is_dir():
+        return True
+    root = shape.base if inside(shape.base, [folder]) else folder
+    if not os.path.lexists(root):
         return False
-    if pattern.matches(folder) or inside(shape.base, [folder]) or not Path(folder).is_dir():
+    if pattern.matches(root) or pattern.matches(os.path.realpath(root)):
         return True
     seen = 0
-    for top, dirs, files in os.walk(folder):
+    for top, dirs, files in os.walk(root):
         for name in (*dirs, *files):
             seen += 1
             path = posixpath.join(top, name)
             target = os.path.realpath(path)
             if seen > MAX_WALK or pattern.matches(path) or pattern.matches(target):
                 return True
-            if target != path and Path(target).is_dir() and could_hold(pattern, shape, target):
+            if target != path and not inside(target, [root]) and Path(target).is_dir() and (
+                    could_hold(pattern, shape, target)):
+                return True
+    return False
+
+
+def _links_lead(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
+    """Whether a symbolic link below ``folder`` leads to what the rule names (readers that
+    follow links, `grep -R`, `tar -h`, reach it); the first ``MAX_WALK`` entries are looked at.
+    """
+    if not Path(folder).is_dir():
+        return False
+    seen = 0
+    for top, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > MAX_WALK:
+                return False
+            path = posixpath.join(top, name)
+            if Path(path).is_symlink() and could_hold(pattern, shape, os.path.realpath(path)):
                 return True
     return False
 

@@ -304,6 +304,9 @@ SAFE_ROWS = (
     + [Row(c, allow=(*USUAL, "Edit(./src/**)"), expect="allow") for c in [
         "echo x > src/out.txt", "sort -o src/sorted.txt README.md", "cat README.md > src/c.txt",
         "echo x >> src/log.txt"]]
+    + [Row(c, allow=USUAL, deny=("Read(./.env)", "Read(./.env.*)", "Read(*.pem)"),
+           expect="allow") for c in ["grep -rn foo .", "rg foo", "find . -name '*.py'",
+                                     "ls -R src", "du -sh ."]]
     + [Row(c, allow=USUAL, mode="acceptEdits", expect="allow") for c in [
         "echo x > out.txt", "sort -o sorted.txt README.md", "make test > build.log 2>&1",
         "find src -fprint list.txt", "cd src && echo x > out.txt"]]

@@ -323,3 +323,20 @@ def test_the_saved_rule_covers_the_call_and_no_less_of_it(tmp_path: Path, comman
     view = shell_view(command, str(tmp_path))
     assert all(any(c.allowed_by(r) for r in rules) for c in view.commands)
     assert all(t.endswith(" *)") and t != "Bash(*)" for t in command_rules(command))
+
+
+def test_a_rule_folder_that_does_not_exist_holds_nothing(tree: Path) -> None:
+    root = str(tree)
+    for spec, held in (("./.env", False), ("./secrets/**", True), ("./secrets/*.pem", False)):
+        pattern = compile_path(spec, project=root, cwd=root, home=root)
+        assert holds(pattern, spec_shape(spec, project=root, cwd=root, home=root), root) is held
+
+
+def test_links_below_a_folder_lead_where_they_point(tree: Path, tmp_path_factory:
+                                                    pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("outside").resolve()
+    (outside / "passwd").write_text("x")
+    (tree / "src" / "lnk").symlink_to(outside, target_is_directory=True)
+    root, spec = str(tree), f"//{str(outside).lstrip('/')}/**"
+    pattern = compile_path(spec, project=root, cwd=root, home=root)
+    assert holds(pattern, spec_shape(spec, project=root, cwd=root, home=root), root)
