@@ -22,6 +22,7 @@ from agent_ext.core.naming import split_external
 from ._global_options import GLOBAL_OPTIONS
 from .paths import internal_read, real, rule_path, url_hosts
 from .shell import analyse
+from .shell_paths import HARMLESS, touched
 
 _NAME_CHARS = re.compile(r"^[a-z0-9_-]+$")
 
@@ -200,6 +201,15 @@ def command_rules(command: str) -> list[str]:
     return out
 
 
+def shell_rules_for(command: str, cwd: str, project: str) -> list[str]:
+    """``command_rules``, plus an ``Edit`` rule for each file the command (run in ``cwd``)
+    writes by name, so it runs unasked next time: writes are checked like edits."""
+    found = touched(analyse(command), command, cwd)
+    edits = [f"Edit({rule_path(p, project)})"
+             for p in (*found.redirect_writes, *found.program_writes) if p not in HARMLESS]
+    return command_rules(command) + list(dict.fromkeys(edits))
+
+
 def _kind(invocation: ToolInvocation[Any]) -> str:
     tool = invocation.tool
     if invocation.command() is not None:
@@ -218,7 +228,8 @@ def scopes_for(invocation: ToolInvocation[Any]) -> tuple[str, ...]:
     kind = _kind(invocation)
     if kind == "shell":
         # The rules themselves, so the approval widget shows exactly what would be saved.
-        rules = command_rules(invocation.command() or "")
+        here = os.fspath(invocation.ctx.cwd)
+        rules = shell_rules_for(invocation.command() or "", here, here)
         return (", ".join(rules),) if rules else ("command prefix",)
     if kind == "mcp":
         return ("tool", "server")
@@ -236,7 +247,7 @@ def suggest_rules(invocation: ToolInvocation[Any], scope: str | None, cwd: str) 
     kind = _kind(invocation)
     command = invocation.command()
     if command is not None:
-        return command_rules(command)
+        return shell_rules_for(command, real(invocation.ctx.cwd, cwd), cwd)
     if kind == "mcp":
         parts = split_external(tool.name)
         server = tool.server or (parts[0] if parts else None)

@@ -296,6 +296,15 @@ def test_the_view_says_what_others_rely_on(tree: Path) -> None:
 
 # -- "always allow" -----------------------------------------------------------------------------
 
+def test_always_allow_also_covers_the_files_a_command_writes(tmp_path: Path) -> None:
+    from agent_ext.permissions.names import shell_rules_for
+
+    root = str(tmp_path.resolve())
+    assert shell_rules_for("sort -o out.txt in.txt 2>/dev/null", root, root) == [
+        "Bash(sort *)", "Edit(/out.txt)"]
+    assert shell_rules_for("echo x > $F", root, root) == ["Bash(echo x *)"]
+
+
 @pytest.mark.parametrize(("command", "words"), [
     ("python3 -m pytest -q", ["python3", "-m", "pytest"]),
     ("git --no-pager log --oneline", ["git", "--no-pager", "log"]),
