@@ -109,15 +109,15 @@ def folders_of(commands: Iterable[SimpleCommand], cwd: str, home: str | None) ->
         if command.argv[0] == "popd":
             return ()
         operands = [(w, d, g) for w, d, g in _words(command)[1:]
-                    if d or not w.startswith("-") or w == "-"]
+                    if d or not w.startswith("-") or re.fullmatch(r"-[0-9]*", w)]
         if not operands:
             if home is None:
                 return ()
             found.append(home)
             continue
         word, dynamic, globbed = operands[0]
-        if word == "-" and not dynamic:
-            return ()
+        if not dynamic and (word == "-" or re.fullmatch(r"[+-][0-9]+", word)):
+            return ()  # the previous folder, or a place on pushd's stack
         expanded = expand_word(Arg(word, dynamic, globbed).source(), tuple(found), home)
         if expanded.unknown or not expanded.paths:
             return ()
