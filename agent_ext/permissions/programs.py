@@ -216,8 +216,11 @@ def _generic(name: str, args: list[Arg], out: Effects) -> None:
         (out.recursive_writes if recursive else out.writes).extend(operands)
     if role in ("copy", "move", "link"):
         target = found.values("-t", "--target-directory")
-        sources = operands if target else operands[:-1]
-        dest = [] if target else operands[-1:]
+        single = role == "link" and len(operands) == 1
+        sources = operands if target or single else operands[:-1]
+        dest = [] if target or single else operands[-1:]
+        if role == "link":
+            sources = sources + _link_targets(sources, [*dest, *target])
         (out.recursive_reads if recursive else out.reads).extend(sources)
         if role in ("move", "link"):
             # Writes through a link land on its target, so a link counts as writing it.
@@ -242,6 +245,22 @@ def _generic(name: str, args: list[Arg], out: Effects) -> None:
         out.writes.extend(operands[1:2])
     if name == "patch" and not operands:
         out.writes_into.extend(found.values("-d", "--directory") or [None])
+
+
+def _link_targets(sources: list[Arg], places: list[Arg]) -> list[Arg]:
+    """Where relative link targets point: from the link's folder, not the cwd (the link is
+    ``place`` itself or an entry inside it, so both readings are kept)."""
+    out = []
+    for source in sources:
+        if source.dynamic or source.text.startswith(("/", "~")):
+            continue
+        for place in places:
+            folder = place.text.rstrip("/")
+            out.append(Arg(f"{folder}/{source.text}", place.dynamic, place.globbed))
+            if "/" in folder:
+                parent = folder.rsplit("/", 1)[0]
+                out.append(Arg(f"{parent}/{source.text}", place.dynamic, place.globbed))
+    return out
 
 
 def _folder_of(arg: Arg) -> Arg:

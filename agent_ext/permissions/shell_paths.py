@@ -69,6 +69,8 @@ class _Collector:
     reads: list[str] = field(default_factory=list)
     unknown_reads: list[Unknown] = field(default_factory=list)
     unknown_writes: list[Unknown] = field(default_factory=list)
+    #: The folder words the analyser filled in stand within (find's `{}`), if known.
+    placeholders: str | None = None
 
     def resolve(self, arg: Arg, unknown: list[Unknown]) -> list[str]:
         """The resolved paths ``arg`` names; what cannot be known goes to ``unknown``."""
@@ -76,8 +78,8 @@ class _Collector:
             unknown.append(Unknown(arg.text[:80], None))
             return []
         if arg.dynamic and not _EXPANDS.search(arg.text) and not has_brace_expansion(arg.text):
-            # A word the analyser filled in itself (xargs input, find's `{}`): anything.
-            unknown.append(Unknown(arg.text[:80], None))
+            # A word the analyser filled in itself (xargs input, find's `{}`).
+            unknown.append(Unknown(arg.text[:80], self.placeholders))
             return []
         expanded = expand_word(arg.source(), self.folders, self.home)
         unknown.extend(expanded.unknown)
@@ -159,10 +161,16 @@ def touched(analysis: ShellAnalysis, command: str, cwd: str) -> Touched:
                               if any(u.word == t for t in analysis.reads)]
     collect.unknown_writes += [u for u in redirect_unknown if u not in collect.unknown_reads]
     out = _Found()
+    found_in: str | None = None
     for simple in analysis.commands:
         here = collect if not runs_elsewhere(simple) else _Collector(cwd, home, ())
         here.unknown_reads, here.unknown_writes = collect.unknown_reads, collect.unknown_writes
-        _command(simple, here, out)
+        here.placeholders = found_in if "find" in simple.wrappers else None
+        starts = _command(simple, here, out)
+        if simple.argv and not simple.dynamic[0] and simple.argv[0].rsplit("/", 1)[-1] == "find":
+            # What -exec is given ({}) lies below the start point, when there is one.
+            roots = {real(p, cwd) for p in collect.resolve_all(starts, [])}
+            found_in = roots.pop() if len(roots) == 1 and len(starts) == 1 else None
     reads += out.reads
     # Bash opens /dev/tcp/HOST/PORT for a redirection; a target only known when the command
     # runs could be one.
@@ -194,8 +202,9 @@ class _Found:
     argument_unknown: list[Unknown] = field(default_factory=list)
 
 
-def _command(simple: SimpleCommand, collect: _Collector, out: _Found) -> None:
-    """Add what one simple command touches to ``out``."""
+def _command(simple: SimpleCommand, collect: _Collector, out: _Found) -> list[Arg]:
+    """Add what one simple command touches to ``out``; returns the folders it reads
+    recursively (a find's start points)."""
     found = effects(simple.argv, simple.dynamic, simple.globbed)
     out.reads += collect.resolve_all(found.reads, collect.unknown_reads)
     out.writes += collect.resolve_all(found.writes, collect.unknown_writes)
@@ -216,6 +225,7 @@ def _command(simple: SimpleCommand, collect: _Collector, out: _Found) -> None:
     out.runs += found.runs
     if not found.known:
         _best_effort(simple, collect, out)
+    return found.recursive_reads
 
 
 def _best_effort(simple: SimpleCommand, collect: _Collector, out: _Found) -> None:

@@ -235,6 +235,9 @@ NEIGHBOUR_ROWS = [
     blocked("env -C {home}/.ssh cat id_rsa", allow=EVERYTHING, deny=HOME_DENY, expect="deny"),
     blocked("sudo -D {home}/.ssh cat id_rsa", allow=EVERYTHING, deny=HOME_DENY),
     blocked("find . -execdir cat key.txt \\;", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("find src . -exec cat {} +", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
+    blocked("ln -s ../secrets/key.txt src/k; find src -exec cat {} +", allow=EVERYTHING,
+            deny=READ_DENY, expect="deny"),
     blocked("git show HEAD:secrets/key.txt", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
     blocked("git archive HEAD -o /tmp/x.tar", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
     blocked("d=/dev; cat < $d/tcp/example.com/80", allow=EVERYTHING, deny=("WebFetch",),
@@ -307,6 +310,8 @@ SAFE_ROWS = (
     + [Row(c, allow=USUAL, deny=("Read(./.env)", "Read(./.env.*)", "Read(*.pem)"),
            expect="allow") for c in ["grep -rn foo .", "rg foo", "find . -name '*.py'",
                                      "ls -R src", "du -sh ."]]
+    + [Row(c, allow=EVERYTHING, deny=READ_DENY, expect="allow") for c in [
+        "find src -name '*.py' -exec wc -l {} +", "find src -type f -exec cat {} \\;"]]
     + [Row(c, allow=USUAL, mode="acceptEdits", expect="allow") for c in [
         "echo x > out.txt", "sort -o sorted.txt README.md", "make test > build.log 2>&1",
         "find src -fprint list.txt", "cd src && echo x > out.txt"]]
