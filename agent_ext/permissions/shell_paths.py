@@ -88,7 +88,12 @@ class _Collector:
             if "\x00" in path:
                 unknown.append(Unknown(arg.text[:80], None))
                 continue
-            out += [real(path, self.cwd), real(lexical(path, self.cwd), self.cwd)]
+            plain = lexical(path, self.cwd)
+            if plain in HARMLESS:
+                # Not resolved: /dev/stdout leads to wherever this process's output goes.
+                out.append(plain)
+                continue
+            out += [real(path, self.cwd), real(plain, self.cwd)]
         return list(dict.fromkeys(out))
 
     def resolve_all(self, args: Iterable[Arg], unknown: list[Unknown]) -> list[str]:
@@ -113,8 +118,8 @@ def folders_of(commands: Iterable[SimpleCommand], cwd: str, home: str | None) ->
         operands = [(w, d, g) for w, d, g in _words(command)[1:]
                     if d or not w.startswith("-") or re.fullmatch(r"-[0-9]*", w)]
         if not operands:
-            if home is None:
-                return ()
+            if home is None or command.argv[0] == "pushd":
+                return ()  # pushd alone swaps the top two folders of its stack
             found.append(home)
             continue
         word, dynamic, globbed = operands[0]

@@ -299,6 +299,7 @@ SAFE = [
     "find src -type f | sort", "grep -rn TODO src", "sed -n 's/a/b/p' README.md",
     "git log --format='%h %s' -3", "ls -la ~", "echo $(git status --short)",
     "git add src/a.py", "git commit -m 'fix: x'", "git checkout -b feature",
+    "echo x > /dev/stdout", "echo x 2> /dev/stderr", "echo x >&2", "echo x > /dev/fd/2",
     "git stash list", "git reset HEAD~1", "git --version",
 ]
 SAFE_ROWS = (

@@ -93,7 +93,7 @@ def test_cd_targets_become_folders(tree: Path) -> None:
     assert folders("cd src && ls") == (str(tree), str(tree / "src"))
     assert folders("cd && ls") == (str(tree), str(tree / "home"))
     assert folders("cd ~ && ls") == (str(tree), str(tree / "home"))
-    for command in ("cd $D && ls", "cd - && ls", "popd", "cd $(pwd)/x", "pushd +1",
+    for command in ("cd $D && ls", "cd - && ls", "popd", "cd $(pwd)/x", "pushd +1", "pushd",
                     "pushd -2"):
         assert folders(command) == ()
 
