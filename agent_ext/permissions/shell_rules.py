@@ -159,8 +159,11 @@ def edit_hit(pattern: PathPattern, shape: SpecShape, touched: Touched) -> str | 
 
 def network_note(touched: Touched) -> str | None:
     """Why the command counts as network access, or None."""
+    certain = [n for n in touched.network if not n.startswith("`")]
+    if certain:
+        return f"it opens a network connection through {certain[0]}"
     if touched.network:
-        return f"it opens a network connection through {touched.network[0]}"
+        return f"{touched.network[0]} may open a network connection (/dev/tcp)"
     return None
 
 
