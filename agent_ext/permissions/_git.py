@@ -133,9 +133,15 @@ def _subcommand(sub: str, rest: list[Arg], repository: Arg | None, out: Effects)
                       and "://" not in a.text and a.text.partition(":")[2]]
     if sub == "archive":
         out.recursive_reads.append(root)
+    if "-c" in words and any("=" in a.text for a in rest):
+        out.runs.append(f"git {sub} -c with a setting may configure git to run a command")
     if sub == "config":
         if not (words & _LISTING["config"]):
             out.writes.append(_config_file(rest, root))
+            keys = [a.text for a in rest if a.dynamic or not a.text.startswith("-")][:1]
+            if not keys or keys[0].startswith("$") or config_runs_code(keys[0] + "="):
+                out.runs.append(f"git config {keys[0] if keys else ''} can make git run a "
+                                "command later".replace("  ", " "))
         return
     if sub in READ_ONLY:
         if sub == "grep":

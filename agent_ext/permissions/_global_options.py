@@ -51,6 +51,13 @@ GLOBAL_OPTIONS: dict[str, GlobalOptions] = {
     "systemctl": _globals("--user --system --no-pager -q --quiet --no-block --now",
                           "-H --host -M --machine"),
     "gh": _globals("", "-R --repo"),
+    "pip": _globals("--isolated -v --verbose -q --quiet --no-input --disable-pip-version-check "
+                    "--no-color --require-virtualenv --no-cache-dir --debug",
+                    "--python --proxy --retries --timeout --exists-action --trusted-host "
+                    "--cert --client-cert --cache-dir --log --use-feature --use-deprecated "
+                    "--root-user-action --keyring-provider"),
+    "pip3": _globals("--isolated -v -q --no-input --disable-pip-version-check --no-color "
+                     "--no-cache-dir", "--python --proxy --cache-dir --log"),
     "uv": _globals("-q --quiet -v --verbose --offline --no-cache --frozen --locked",
                    "--directory --project --cache-dir --python -p --config-file"),
     "poetry": _globals("-q --quiet -v -vv -vvv --no-interaction -n --no-ansi --ansi",

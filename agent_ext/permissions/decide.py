@@ -302,7 +302,8 @@ class RulePolicy:
         return allow_blocker(
             view.touched, edit_allowed=lambda p: any(
                 r.form == "tool" or self._pattern(r).matches(p) for r in edits),
-            in_roots=lambda p: inside(p, self.roots), accept_edits=self.mode is Mode.ACCEPT_EDITS)
+            in_roots=lambda p: inside(p, self.roots), accept_edits=self.mode is Mode.ACCEPT_EDITS,
+            roots=self.roots)
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
         """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""

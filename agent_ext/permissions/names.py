@@ -185,17 +185,22 @@ def command_rules(command: str) -> list[str]:
     """``Bash(<command words> *)`` for each simple command (never a bare ``Bash``): the
     narrowest rule that covers it and its variations (see ``command_prefix``).
 
-    A command run through ``sudo`` and the like gets an exact rule for what was written.
+    A command with no subcommand word (``ls -la``, ``make --version``) gets an exact rule:
+    ``Bash(make *)`` would cover far more than was approved. So does one run through
+    ``sudo`` and the like.
     """
     out: list[str] = []
     for simple in analyse(command).commands:
         argv, dynamic = simple.argv, simple.dynamic
         if not argv or dynamic[0]:
             continue
+        prefix = command_prefix(argv, dynamic)
         if _PRIVILEGE & set(simple.wrappers):
             rule = f"Bash({escape(simple.source.strip())})"
+        elif len(prefix) == 1 and not any(dynamic):
+            rule = f"Bash({escape(' '.join(argv))})"
         else:
-            rule = f"Bash({escape(' '.join(command_prefix(argv, dynamic)))} *)"
+            rule = f"Bash({escape(' '.join(prefix))} *)"
         if rule not in out:
             out.append(rule)
     return out

@@ -167,12 +167,41 @@ def network_note(touched: Touched) -> str | None:
     return None
 
 
+#: Names of places a recursive write must not sweep through unasked.
+PROTECTED_NAMES = frozenset({".git", ".agent_ext", ".mcp.json", ".ssh"})
+
+
+def holds_protected(folder: str, roots: tuple[str, ...]) -> str | None:
+    """What protected place a folder written recursively holds, or None.
+
+    A working root or a folder above one holds the project's own settings (`.agent_ext/`,
+    `.mcp.json`, `.git/`) whether or not they exist yet; below that, the first ``MAX_WALK``
+    entries are searched for those names.
+    """
+    if any(inside(root, [folder]) for root in roots):
+        return f"{folder} (it holds the project's .git/, .agent_ext/ and .mcp.json)"
+    if not Path(folder).is_dir():
+        return None
+    seen = 0
+    for top, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > MAX_WALK:
+                return None
+            if name.casefold() in PROTECTED_NAMES:
+                return posixpath.join(top, name)
+    return None
+
+
 def allow_blocker(touched: Touched, *, edit_allowed: Callable[[str], bool],
-                  in_roots: Callable[[str], bool], accept_edits: bool) -> str | None:
+                  in_roots: Callable[[str], bool], accept_edits: bool,
+                  roots: tuple[str, ...] = ()) -> str | None:
     """Why allow rules for the command's programs cannot approve it, or None.
 
     Writes are checked like edits: an ``Edit`` allow rule must cover each, or acceptEdits
-    mode lets those inside the working roots run.
+    mode lets those inside the working roots run. A recursive write that sweeps through a
+    protected place (``git clean`` of the project, ``rm -r`` of a folder holding ``.git``)
+    is never approved this way.
     """
     if touched.runs:
         return touched.runs[0]
@@ -181,6 +210,14 @@ def allow_blocker(touched: Touched, *, edit_allowed: Callable[[str], bool],
     for unknown in touched.unknown_writes:
         if not (accept_edits and unknown.within is not None and in_roots(unknown.within)):
             return f"`{unknown.word}` may write a path only known when it runs"
+    for path in (*touched.redirect_writes, *touched.program_writes):
+        if any(part.casefold() in PROTECTED_NAMES for part in path.split("/")):
+            return f"it writes {path}, a protected place"
+    for folder in touched.recursive_writes:
+        place = holds_protected(folder, roots)
+        if place is not None:
+            return (f"it writes everything under {folder}, including the protected place "
+                    f"{place}")
     for path in (*touched.redirect_writes, *touched.program_writes, *touched.recursive_writes):
         if path in HARMLESS or edit_allowed(path) or (accept_edits and in_roots(path)):
             continue

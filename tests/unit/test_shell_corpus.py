@@ -268,6 +268,14 @@ NEIGHBOUR_ROWS = [
     blocked("git -C secrets grep VALUE", allow=EVERYTHING, deny=READ_DENY, expect="deny"),
     blocked("a=(secrets); cat ${a[0]}/key.txt", allow=EVERYTHING, deny=READ_DENY),
     blocked("cat ${HOME:?}/.ssh/id_rsa", allow=EVERYTHING, deny=HOME_DENY, expect="deny"),
+    *(blocked(c, allow=("Bash(git *)", "Bash(rm *)", "Edit(./**)"), mode=m)
+      for m in ("default", "acceptEdits") for c in (
+          "git clean -fdx", "git stash -u", "git checkout -- .", "git reset --hard",
+          "git restore .", "rm -rf .", "rm -rf {project}", "git config --file victim a.b c",
+          "git config core.pager cat", "git log -c core.pager=x")),
+    *(blocked(c, allow=("Bash(echo *)", "Bash(cp *)", "Edit(./src/**)"), mode=m)
+      for m in ("default", "acceptEdits") for c in (
+          "echo x > src/.mcp.json", "cp README.md src/.git/config", "echo x > src/.GIT/x")),
 ]
 ATTACKS = (READ_ROWS + WRITE_ROWS + PROTECTED_ROWS + DENY_ROWS + CODE_ROWS + NETWORK_ROWS
            + NEIGHBOUR_ROWS)
@@ -313,6 +321,8 @@ SAFE_ROWS = (
                                      "ls -R src", "du -sh ."]]
     + [Row(c, allow=EVERYTHING, deny=READ_DENY, expect="allow") for c in [
         "find src -name '*.py' -exec wc -l {} +", "find src -type f -exec cat {} \\;"]]
+    + [Row(c, allow=("Bash(rm *)", "Bash(git *)"), mode="acceptEdits", expect="allow")
+       for c in ["rm -rf src/build", "git checkout -b topic"]]
     + [Row(c, allow=USUAL, mode="acceptEdits", expect="allow") for c in [
         "echo x > out.txt", "sort -o sorted.txt README.md", "make test > build.log 2>&1",
         "find src -fprint list.txt", "cd src && echo x > out.txt"]]

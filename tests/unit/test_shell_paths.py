@@ -160,10 +160,12 @@ def test_unknown_programs_are_best_effort() -> None:
     ("git clean -fdx", True, True, [], False),
     ("git stash -u", True, True, [], False),
     ("git stash list", False, False, [], False),
-    ("git config core.pager x", False, False, ["./.git/config"], False),
+    ("git config core.pager x", False, False, ["./.git/config"], True),
+    ("git config user.name x", False, False, ["./.git/config"], False),
     ("git config --get user.name", False, False, [], False),
-    ("git config --global core.pager x", False, False, ["~/.gitconfig"], False),
-    ("git -C sub config x y", False, False, ["sub/.git/config"], False),
+    ("git config --global core.pager x", False, False, ["~/.gitconfig"], True),
+    ("git -C sub config x y", False, False, ["sub/.git/config"], True),
+    ("git log -c core.pager=x", False, False, [], True),
     ("git frobnicate", True, True, [], False),
     ("git -c core.pager=id log", False, False, [], True),
     ("git -c color.ui=always log", False, False, [], False),
@@ -302,7 +304,7 @@ def test_always_allow_also_covers_the_files_a_command_writes(tmp_path: Path) -> 
 
     root = str(tmp_path.resolve())
     assert shell_rules_for("sort -o out.txt in.txt 2>/dev/null", root, root) == [
-        "Bash(sort *)", "Edit(/out.txt)"]
+        "Bash(sort -o out.txt in.txt)", "Edit(/out.txt)"]
     assert shell_rules_for("echo x > $F", root, root) == ["Bash(echo x *)"]
 
 
@@ -332,7 +334,15 @@ def test_the_saved_rule_covers_the_call_and_no_less_of_it(tmp_path: Path, comman
     rules = [rule(t, "allow") for t in command_rules(command)]
     view = shell_view(command, str(tmp_path))
     assert all(any(c.allowed_by(r) for r in rules) for c in view.commands)
-    assert all(t.endswith(" *)") and t != "Bash(*)" for t in command_rules(command))
+    assert "Bash(*)" not in command_rules(command)
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("make --version", "Bash(make --version)"), ("ls -la", "Bash(ls -la)"), ("ls", "Bash(ls)"),
+    ("npm --version", "Bash(npm --version)"), ("pytest $ARGS", "Bash(pytest *)"),
+])
+def test_a_command_without_a_subcommand_is_saved_exactly(command: str, rule: str) -> None:
+    assert command_rules(command) == [rule]
 
 
 def test_a_rule_folder_that_does_not_exist_holds_nothing(tree: Path) -> None:
