@@ -32,13 +32,20 @@ from .names import SHELL_NAMES, scopes_for, suggest_rules
 from .paths import PathPattern, compile_path, inside, internal_read, lexical, real, url_hosts
 from .policy import PermissionDecision, Verdict
 from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
-from .tiers import Call, describe
+from .shell_rules import (
+    allow_blocker,
+    edit_hit,
+    network_command,
+    network_note,
+    read_hit,
+    spec_shape,
+)
+from .tiers import Call, ShellView, describe
 
 if TYPE_CHECKING:
     from agent_ext.core import Registry
 
 _KINDS: dict[str, RuleKind] = {"allow": "allow", "deny": "deny", "ask": "ask"}
-_HARMLESS_WRITES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
 
 class RulePolicy:
@@ -229,16 +236,12 @@ class RulePolicy:
     def _hits(self, rule: Rule, call: Call) -> bool:
         """Whether a deny or ask rule matches: any command, location or host suffices.
 
-        Path rules also see into shell commands, best effort: Edit rules match redirect targets
-        and the file arguments of writing programs, Read rules any argument naming a path.
+        Path rules also see into shell commands (``shell_rules``): Edit rules match what the
+        command writes, Read rules what it reads, recursive folders included, and a word only
+        known at run time matches any rule it could name. Network rules see ``/dev/tcp``.
         """
-        if rule.form == "path" and call.shell is not None:
-            pattern = self._pattern(rule)
-            view = call.shell
-            edits = (*view.write_paths, *view.written_arguments) if self._edit_rule(rule) else ()
-            reads = view.argument_paths if rule.covers_tool("read_file", None) else ()
-            if any(pattern.matches(p) for p in (*edits, *reads)):
-                return True
+        if call.shell is not None and self._shell_hit(rule, call.shell) is not None:
+            return True
         if not self._covers(rule, call):
             return False
         if rule.form == "tool":
@@ -251,8 +254,34 @@ class RulePolicy:
         return call.url is not None and any(
             domain_matches(rule.specifier or "", h) for h in url_hosts(call.url))
 
+    def _shell_hit(self, rule: Rule, view: ShellView) -> str | None:
+        """What a path or network rule matches in a shell command, as a reason, or None."""
+        if view.network and (rule.covers_tool("web_fetch", None) or (
+                rule.command is not None and network_command(rule))):
+            return network_note(view.touched)
+        if rule.form not in ("path", "tool"):
+            return None
+        # A bare Read or Edit rule names every path.
+        spec = rule.specifier if rule.form == "path" else "//**"
+        pattern = compile_path(spec or "//**", project=self.cwd, cwd=self.cwd, home=self.home) \
+            if rule.form == "tool" else self._pattern(rule)
+        shape = spec_shape(spec or "", project=self.cwd, cwd=self.cwd, home=self.home)
+        found = None
+        if self._edit_rule(rule):
+            found = edit_hit(pattern, shape, view.touched)
+        if found is None and rule.covers_tool("read_file", None):
+            found = read_hit(pattern, shape, view.touched, view.argument_paths,
+                             best_effort=rule.form == "path")
+        return found
+
+    def _shell_note(self, rule: Rule, call: Call) -> str:
+        """``: <what matched>`` for a reason naming ``rule``, or nothing."""
+        found = self._shell_hit(rule, call.shell) if call.shell is not None else None
+        return f": {found}" if found else ""
+
     def _edit_rule(self, rule: Rule) -> bool:
-        return rule.covers_tool("edit", None)
+        """Edit rules, and Write rules, judge what a shell command writes."""
+        return rule.covers_tool("edit", None) or rule.covers_tool("write_file", None)
 
     def _allows(self, rule: Rule, call: Call) -> bool:
         """Whether an allow rule approves the call: every location or host must match."""
@@ -267,15 +296,16 @@ class RulePolicy:
         return call.command is None or rule.form == "tool"
 
     def _shell_allow(self, call: Call) -> list[Rule] | None:
-        """The allow rules covering every simple command, or None if some command is not."""
+        """The allow rules covering every simple command, or None if some command is not, or
+        the command touches what no rule about its programs can approve (``shell_blocker``)."""
         view = call.shell
-        if view is None or not view.complete:
+        if view is None or not view.complete or view.network:
             return None
         allow = [r for r in self._rules["allow"] if self._covers(r, call)]
         bare = next((r for r in allow if r.form == "tool"), None)
         if bare is not None:
             return [bare]
-        if not view.commands or view.dynamic_writes:
+        if not view.commands or self.shell_blocker(call) is not None:
             return None
         used: list[Rule] = []
         for command in view.commands:
@@ -285,13 +315,23 @@ class RulePolicy:
                 return None
             if rule not in used:
                 used.append(rule)
-        for target in view.write_paths:
-            if target in _HARMLESS_WRITES or inside(target, self.roots):
-                continue
-            if not any(r.form == "path" and self._edit_rule(r) and self._pattern(r).matches(
-                    target) for r in self._rules["allow"]):
-                return None
         return used
+
+    def shell_blocker(self, call: Call) -> str | None:
+        """Why allow rules for a shell command's programs cannot approve it, or None."""
+        view = call.shell
+        if view is None:
+            return None
+        if view.network:
+            return (f"{network_note(view.touched)}; agent_ext asks for network access from "
+                    "the shell in every mode but bypassPermissions")
+        edits = [r for r in self._rules["allow"] if r.form in ("path", "tool")
+                 and self._edit_rule(r)]
+        return allow_blocker(
+            view.touched, edit_allowed=lambda p: any(
+                r.form == "tool" or self._pattern(r).matches(p) for r in edits),
+            in_roots=lambda p: inside(p, self.roots), accept_edits=self.mode is Mode.ACCEPT_EDITS,
+            roots=self.roots)
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
         """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
@@ -328,13 +368,15 @@ class RulePolicy:
         for rule in self._rules["deny"]:
             if self._hits(rule, call):
                 return PermissionDecision(
-                    Verdict.DENY, f"denied by {rule.where()}; the user has ruled it out, so do "
+                    Verdict.DENY, f"denied by {rule.where()}{self._shell_note(rule, call)}; "
+                                  "the user has ruled it out, so do "
                                   "not try to get the same effect another way", rule.text)
         if self.mode is Mode.PLAN and call.tier > Tier.READ:
             return PermissionDecision(Verdict.DENY, PLAN_DENIAL)
         for rule in self._rules["ask"]:
             if self._hits(rule, call):
-                return self._ask(call, f"{rule.where()} asks for approval", rule.text)
+                return self._ask(call, f"{rule.where()} asks for approval"
+                                 f"{self._shell_note(rule, call)}", rule.text)
         protected = self._protected(call)
         if protected is not None:
             return self._ask(call, f"{name} writes to {protected}, a protected place; "
@@ -387,6 +429,9 @@ class RulePolicy:
         return None
 
     def _why_ask(self, call: Call) -> str:
+        if call.shell is not None and call.shell.complete and (
+                blocker := self.shell_blocker(call)) is not None:
+            return f"{call.name} needs approval: {blocker}"
         if call.shell is not None and not call.shell.complete:
             detail = "; ".join(call.shell.problems) or "it could not be parsed"
             return (f"agent_ext could not fully analyse this command ({detail}), so no rule or "

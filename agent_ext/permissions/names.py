@@ -19,8 +19,10 @@ from typing import Any
 from agent_ext.core import ToolInvocation
 from agent_ext.core.naming import split_external
 
+from ._global_options import GLOBAL_OPTIONS
 from .paths import internal_read, real, rule_path, url_hosts
 from .shell import analyse
+from .shell_paths import HARMLESS, touched
 
 _NAME_CHARS = re.compile(r"^[a-z0-9_-]+$")
 
@@ -112,8 +114,26 @@ def family(tool_name: str) -> str:
 
 # -- the narrowest rule naming a call ("always allow") -----------------------------------------
 
-_SUBCOMMAND = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+@%=,/-]{0,63}$")
+#: A word that names a subcommand or script, not an argument that varies between calls.
+_COMMAND_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9._:+@-]{0,63}$")
 _PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser"})
+_PYTHON = re.compile(r"^python[0-9.]*$")
+#: Subcommands whose next word names what they do (``npm run test``, ``docker compose up``);
+#: None: every subcommand of that program does.
+_SUBCOMMAND_GROUPS: dict[str, frozenset[str] | None] = {
+    "git": frozenset({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs",
+                      "sparse-checkout", "reflog", "maintenance"}),
+    "npm": frozenset({"run", "run-script", "exec"}), "pnpm": frozenset({"run", "exec"}),
+    "yarn": frozenset({"run", "workspace"}), "bun": frozenset({"run", "x"}),
+    "docker": frozenset({"compose", "container", "image", "volume", "network", "system",
+                         "buildx", "context", "builder"}),
+    "podman": frozenset({"compose", "container", "image", "volume", "network", "system"}),
+    "uv": frozenset({"run", "pip", "tool", "python"}), "poetry": frozenset({"run"}),
+    "go": frozenset({"mod", "tool", "work"}), "conda": frozenset({"env"}),
+    "terraform": frozenset({"state", "workspace"}), "helm": frozenset({"repo"}),
+    "kubectl": None, "gh": None, "aws": None,
+    "gcloud": None, "az": None,
+}
 
 
 def escape(text: str) -> str:
@@ -121,26 +141,78 @@ def escape(text: str) -> str:
     return re.sub(r"([\\()*])", r"\\\1", text)
 
 
-def command_rules(command: str) -> list[str]:
-    """``Bash(<prog> <subcommand> *)`` for each simple command (never a bare ``Bash``).
+def command_prefix(argv: tuple[str, ...], dynamic: tuple[bool, ...]) -> list[str]:
+    """The words of a command up to the first argument that varies between calls.
 
-    A command run through ``sudo`` and the like gets an exact rule for what was written.
+    The program, its global options as written (``git --no-pager``), ``-m MODULE`` for
+    Python, then the subcommand, and the word after it for subcommands that group others
+    (``npm run test``, ``docker compose up``, ``git stash list``).
+    """
+    words, index, count = [argv[0]], 1, len(argv)
+    base = argv[0].rsplit("/", 1)[-1]
+    spec = GLOBAL_OPTIONS.get(base)
+    while spec is not None and index < count and not dynamic[index] and argv[index][:1] == "-":
+        word, head = argv[index], argv[index].partition("=")[0]
+        if word in spec.valued:
+            if index + 1 >= count or dynamic[index + 1]:
+                break
+            words += [word, argv[index + 1]]
+            index += 2
+        elif head in spec.valued or head in spec.flags or word[:2] in spec.valued:
+            words.append(word)
+            index += 1
+        else:
+            break
+    if base == "cargo" and index < count and not dynamic[index] and argv[index][:1] == "+":
+        words.append(argv[index])
+        index += 1
+    if _PYTHON.match(base) and index + 1 < count and argv[index] == "-m" and not dynamic[
+            index + 1]:
+        words += ["-m", argv[index + 1]]
+        index += 2
+    if index < count and not dynamic[index] and _COMMAND_WORD.match(argv[index]):
+        sub = argv[index]
+        words.append(sub)
+        index += 1
+        groups = _SUBCOMMAND_GROUPS.get(base, frozenset())
+        if (groups is None or sub in groups) and index < count and not dynamic[index] and (
+                _COMMAND_WORD.match(argv[index])):
+            words.append(argv[index])
+    return words
+
+
+def command_rules(command: str) -> list[str]:
+    """``Bash(<command words> *)`` for each simple command (never a bare ``Bash``): the
+    narrowest rule that covers it and its variations (see ``command_prefix``).
+
+    A command with no subcommand word (``ls -la``, ``make --version``) gets an exact rule:
+    ``Bash(make *)`` would cover far more than was approved. So does one run through
+    ``sudo`` and the like.
     """
     out: list[str] = []
     for simple in analyse(command).commands:
         argv, dynamic = simple.argv, simple.dynamic
         if not argv or dynamic[0]:
             continue
+        prefix = command_prefix(argv, dynamic)
         if _PRIVILEGE & set(simple.wrappers):
             rule = f"Bash({escape(simple.source.strip())})"
+        elif len(prefix) == 1 and not any(dynamic):
+            rule = f"Bash({escape(' '.join(argv))})"
         else:
-            words = [argv[0]]
-            if len(argv) > 1 and not dynamic[1] and _SUBCOMMAND.match(argv[1]):
-                words.append(argv[1])
-            rule = f"Bash({escape(' '.join(words))} *)"
+            rule = f"Bash({escape(' '.join(prefix))} *)"
         if rule not in out:
             out.append(rule)
     return out
+
+
+def shell_rules_for(command: str, cwd: str, project: str) -> list[str]:
+    """``command_rules``, plus an ``Edit`` rule for each file the command (run in ``cwd``)
+    writes by name, so it runs unasked next time: writes are checked like edits."""
+    found = touched(analyse(command), command, cwd)
+    edits = [f"Edit({rule_path(p, project)})"
+             for p in (*found.redirect_writes, *found.program_writes) if p not in HARMLESS]
+    return command_rules(command) + list(dict.fromkeys(edits))
 
 
 def _kind(invocation: ToolInvocation[Any]) -> str:
@@ -160,7 +232,10 @@ def scopes_for(invocation: ToolInvocation[Any]) -> tuple[str, ...]:
     """What "always allow" may cover for this call, narrowest first."""
     kind = _kind(invocation)
     if kind == "shell":
-        return ("command prefix",)
+        # The rules themselves, so the approval widget shows exactly what would be saved.
+        here = os.fspath(invocation.ctx.cwd)
+        rules = shell_rules_for(invocation.command() or "", here, here)
+        return (", ".join(rules),) if rules else ("command prefix",)
     if kind == "mcp":
         return ("tool", "server")
     if kind in ("edit", "read") and invocation.locations():
@@ -177,7 +252,7 @@ def suggest_rules(invocation: ToolInvocation[Any], scope: str | None, cwd: str) 
     kind = _kind(invocation)
     command = invocation.command()
     if command is not None:
-        return command_rules(command)
+        return shell_rules_for(command, real(invocation.ctx.cwd, cwd), cwd)
     if kind == "mcp":
         parts = split_external(tool.name)
         server = tool.server or (parts[0] if parts else None)

@@ -48,6 +48,8 @@ class SimpleCommand:
     text: str
     source: str
     wrappers: tuple[str, ...] = ()
+    #: Per word: whether it holds an unquoted glob character bash would expand.
+    globbed: tuple[bool, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -56,13 +58,15 @@ class ShellAnalysis:
 
     `commands` are in source order, an outer command before the commands nested in it.
     `complete` is False when anything could not be analysed; `problems` says what. `writes`
-    holds the source text of every redirection target written to.
+    holds the source text of every redirection target written to, `reads` of every one read
+    from (`< file`, `<> file`, `$(<file)`).
     """
 
     commands: tuple[SimpleCommand, ...]
     complete: bool
     problems: tuple[str, ...]
     writes: tuple[str, ...]
+    reads: tuple[str, ...] = ()
 
 
 _LANGUAGE: Language | None = None
@@ -133,7 +137,8 @@ _WORD_TYPES = frozenset({
     "word", "number", "string", "raw_string", "ansi_c_string", "translated_string",
     "concatenation", "extglob_pattern", "array", *_EXPANSION_TYPES,
 })
-_WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|"})
+_WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
+_READ_OPERATORS = frozenset({"<", "<>"})
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _FD_WORD = re.compile(r"[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\}")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -186,6 +191,7 @@ class _Walker:
     commands: list[SimpleCommand] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
     tainted: set[str] = field(default_factory=set)
     arith_refs: set[str] = field(default_factory=set)
     frames: list[_Frame] = field(default_factory=list)
@@ -346,6 +352,9 @@ class _Walker:
                 if operator in _WRITE_OPERATORS or (
                         operator == ">&" and not _INTEGER.fullmatch(target) and target != "-"):
                     self.writes.append(target)
+                if operator in _READ_OPERATORS or (
+                        operator == "<&" and not _INTEGER.fullmatch(target) and target != "-"):
+                    self.reads.append(target)
             for child in node.children:
                 if child.is_error or child.is_missing:
                     self.walk(child, depth + 1)
@@ -739,7 +748,7 @@ class _Walker:
         argv = tuple(w.text for w in words)
         self.commands.append(SimpleCommand(
             argv=argv, dynamic=tuple(w.dynamic for w in words), text=" ".join(argv),
-            source=source, wrappers=wrappers))
+            source=source, wrappers=wrappers, globbed=tuple(w.glob for w in words)))
 
     def check_name_arguments(self, words: list[Word]) -> None:
         if not words or words[0].dynamic or words[0].text not in _NAME_TAKING:
@@ -1135,4 +1144,5 @@ def analyse(command: str) -> ShellAnalysis:
         walker.problems.append(f"internal error while analysing: {type(exc).__name__}")
     return ShellAnalysis(
         commands=tuple(walker.commands), complete=not walker.problems,
-        problems=tuple(walker.problems), writes=tuple(walker.writes))
+        problems=tuple(walker.problems), writes=tuple(walker.writes),
+        reads=tuple(walker.reads))

@@ -10,7 +10,6 @@ paths, which is what command and path rules match on.
 from __future__ import annotations
 
 import os
-import shlex
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,10 +17,13 @@ from typing import Any
 
 from agent_ext.core import Permission, Tier, ToolInvocation
 
+from ._shell_options import option_hit, strip_globals
 from .names import SHELL_NAMES, STATE_ONLY_TOOLS, family, fold
 from .paths import internal_read, lexical, real, scheme
+from .programs import COMMAND_RUNNERS
 from .rules import DYNAMIC, Rule
 from .shell import SimpleCommand, analyse
+from .shell_paths import Touched, touched
 
 #: Targets that reach another machine or start processes.
 EXEC_SCHEMES = frozenset({"ssh", "sftp", "scp", "rsync", "exec", "proc", "process", "pty",
@@ -85,12 +87,6 @@ def call_tier(invocation: ToolInvocation[Any]) -> Tier:
 
 #: Wrappers that change who runs a command: an allow rule must name them itself.
 PRIVILEGE_WRAPPERS = frozenset({"sudo", "doas", "su", "runuser"})
-_DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
-_UNKNOWN_TARGET = frozenset("$`*?[")
-#: Programs whose file arguments they write, delete or move (beyond redirects).
-WRITERS = frozenset({"tee", "cp", "mv", "rm", "rmdir", "touch", "truncate", "ln", "install",
-                     "dd", "sed", "perl", "chmod", "chown", "mkdir", "rsync", "unlink",
-                     "shred", "patch", "tar", "unzip"})
 
 
 @dataclass(frozen=True)
@@ -106,12 +102,16 @@ class CommandView:
     def symbols(self) -> list[object]:
         """The words joined by spaces, each run-time word as one ``DYNAMIC`` symbol."""
         out: list[object] = []
-        for index, (word, dynamic) in enumerate(
-                zip(self.command.argv, self.command.dynamic, strict=False)):
+        for index, word in enumerate(self.words()):
             if index:
                 out.append(" ")
-            out.extend([DYNAMIC] if dynamic else word)
+            out.extend([DYNAMIC] if word is DYNAMIC else str(word))
         return out
+
+    def words(self) -> list[object]:
+        """The words, each run-time word as ``DYNAMIC``."""
+        return [DYNAMIC if dynamic else word for word, dynamic in
+                zip(self.command.argv, self.command.dynamic, strict=False)]
 
     def allowed_by(self, rule: Rule) -> bool:
         """An allow rule covers the words (run-time words only by ``*``); under ``sudo`` and
@@ -126,7 +126,8 @@ class CommandView:
         return rule.command.matches(self.symbols())
 
     def hit_by(self, rule: Rule) -> bool:
-        """A deny or ask rule matches if the command could be what it names."""
+        """A deny or ask rule matches if the command could be what it names: also with global
+        options removed, options compared as sets, and inside commands that run others."""
         pattern = rule.command
         if pattern is None:
             return False
@@ -136,7 +137,32 @@ class CommandView:
         wrappers = self.command.wrappers
         texts = {text, self.command.source.strip(), " ".join((*wrappers, text))}
         texts |= {f"{w} {text}" for w in wrappers}
-        return any(pattern.matches(t) or pattern.matches(fold_text(t)) for t in texts)
+        if any(pattern.matches(t) or pattern.matches(fold_text(t)) for t in texts):
+            return True
+        return any(pattern.matches(_joined(v), dynamic_is_wild=True) or option_hit(rule, v)
+                   for v in self.variants())
+
+    def variants(self) -> list[list[object]]:
+        """The command as deny rules also see it: the program by its name (``/bin/rm`` is
+        ``rm``), without global options, and each command a runner (``flock``, ``chroot``...)
+        could start, from any of its words on."""
+        words = [fold_text(w) if isinstance(w, str) else w for w in self.words()]
+        if words and isinstance(words[0], str) and "/" in words[0].rstrip("/"):
+            words[0] = words[0].rstrip("/").rsplit("/", 1)[-1]
+        out = [strip_globals(words)]
+        if words and isinstance(words[0], str) and words[0].rsplit("/", 1)[-1] in (
+                COMMAND_RUNNERS | {"ssh"}):
+            out += [strip_globals(words[i:]) for i in range(1, len(words))]
+        return out
+
+
+def _joined(words: list[object]) -> list[object]:
+    out: list[object] = []
+    for index, word in enumerate(words):
+        if index:
+            out.append(" ")
+        out.extend([DYNAMIC] if word is DYNAMIC else str(word))
+    return out
 
 
 def fold_text(text: str) -> str:
@@ -146,19 +172,44 @@ def fold_text(text: str) -> str:
 
 @dataclass(frozen=True)
 class ShellView:
-    """A shell command line analysed for rules: its simple commands and where it writes."""
+    """A shell command line analysed for rules: its simple commands and what it touches.
+
+    Paths are absolute and resolved. Other parts of the policy rely on: ``write_paths`` and
+    ``written_arguments`` (every known write), ``dynamic_writes`` (some write only known at
+    run time), ``repo_writes`` (``.git`` folders git writes), ``network`` and ``touched``.
+    """
 
     raw: str
     complete: bool
     problems: tuple[str, ...]
     commands: tuple[CommandView, ...]
+    #: Output redirection targets.
     write_paths: tuple[str, ...]
-    #: A redirect target only known at run time (or relative after a ``cd``).
+    #: Some write (redirection or program argument) is only known at run time.
     dynamic_writes: bool
     #: Static argument words read as paths (resolved), for Read rules; best effort.
     argument_paths: tuple[str, ...] = ()
-    #: The same for programs that write their file arguments (``rm``, ``cp``, ``tee``...).
+    #: Files and folders programs write (``rm``, ``cp`` destinations, ``tee``, ``sort -o``...).
     written_arguments: tuple[str, ...] = ()
+    #: Everything resolved: reads, writes, recursive folders, unknowns, network, hidden code.
+    touched: Touched = field(default_factory=Touched)
+
+    @property
+    def read_paths(self) -> tuple[str, ...]:
+        return self.touched.reads
+
+    @property
+    def repo_writes(self) -> tuple[str, ...]:
+        return self.touched.repositories
+
+    @property
+    def network(self) -> bool:
+        return bool(self.touched.network)
+
+    @property
+    def unknown(self) -> bool:
+        """Some path the command reads or writes is only known when it runs."""
+        return bool(self.touched.unknown_reads or self.touched.unknown_writes)
 
     def hit_by(self, rule: Rule) -> bool:
         """Whether a deny or ask command rule matches any command, or the whole line."""
@@ -170,56 +221,38 @@ class ShellView:
 
 
 def shell_view(command: str, cwd: str) -> ShellView:
-    """Analyse ``command`` and resolve its redirect targets against ``cwd``."""
+    """Analyse ``command`` and resolve what it reads and writes against ``cwd``."""
     analysis = analyse(command)
-    moves = any(c.argv and c.argv[0] in _DIRECTORY_CHANGERS for c in analysis.commands)
-    paths: list[str] = []
-    unknown = False
-    for target in analysis.writes:
-        path = _static_target(target)
-        if path is None or (moves and not path.startswith(("/", "~"))):
-            unknown = True
-        else:
-            paths.append(real(path, cwd))
+    found = touched(analysis, command, cwd)
     arguments: list[str] = []
-    written: list[str] = []
     for simple in analysis.commands:
         words = _argument_words(simple)
-        found = [real(w, cwd) for w in words] + [real(lexical(w, cwd), cwd) for w in words]
-        arguments += found
-        if simple.argv and not simple.dynamic[0] and _program(simple.argv[0]) in WRITERS:
-            written += found
+        if simple.wrappers:
+            # Wrapper options can name files too (`xargs -a FILE`): their words, unquoted.
+            words += [w.strip("'\"") for w in simple.source.split()
+                      if not w.startswith("-") and "$" not in w and "`" not in w]
+            words += [w.partition("=")[2].strip("'\"") for w in simple.source.split()
+                      if "=" in w and "$" not in w]
+        arguments += [real(w, cwd) for w in words] + [real(lexical(w, cwd), cwd) for w in words]
+    written = (*found.program_writes, *found.recursive_writes)
     return ShellView(command, analysis.complete, analysis.problems,
-                     tuple(CommandView(c) for c in analysis.commands), tuple(paths), unknown,
-                     tuple(dict.fromkeys(arguments)), tuple(dict.fromkeys(written)))
-
-
-def _program(word: str) -> str:
-    return word.rstrip("/").rsplit("/", 1)[-1]
+                     tuple(CommandView(c) for c in analysis.commands), found.redirect_writes,
+                     bool(found.unknown_writes), tuple(dict.fromkeys(arguments)),
+                     tuple(dict.fromkeys(written)), found)
 
 
 def _argument_words(simple: SimpleCommand) -> list[str]:
-    """Static words after the program that could name files (``--opt=value`` gives value)."""
+    """Static words after the program that could name files (``--opt=value`` and
+    ``key=value`` give value)."""
     out = []
     for word, dynamic in zip(simple.argv[1:], simple.dynamic[1:], strict=False):
         if dynamic or not word or "\n" in word or "\x00" in word or len(word) > 1024:
             continue
         if not word.startswith("-"):
             out.append(word)
-        elif "=" in word and word.partition("=")[2]:
+        if "=" in word and word.partition("=")[2]:
             out.append(word.partition("=")[2])
     return out
-
-
-def _static_target(target: str) -> str | None:
-    """A redirect target's path when it is fixed before the command runs, else None."""
-    if _UNKNOWN_TARGET & set(target) or "<(" in target or ">(" in target:
-        return None
-    try:
-        words = shlex.split(target)
-    except ValueError:
-        return None
-    return words[0] if len(words) == 1 and words[0] else None
 
 
 # -- one call -----------------------------------------------------------------------------------

@@ -171,8 +171,8 @@ SHELL_CASES = [
     sh("npm run test -- --watch", A, allow=("Bash(npm run test:*)",)),
     sh("npm run testing", Q, allow=("Bash(npm run test:*)",)),
     sh("npm run build", Q, allow=("Bash(npm run test:*)",)),
-    sh("git checkout main", A, allow=("Bash(git * main)",)),
-    sh("git checkout dev", Q, allow=("Bash(git * main)",)),
+    sh("git log main", A, allow=("Bash(git * main)",)),
+    sh("git log dev", Q, allow=("Bash(git * main)",)),
     sh("echo hi", Q),
     sh("echo hi", D, mode="dontAsk"),
     sh("echo hi", A, allow=EVERYTHING),
@@ -258,7 +258,8 @@ SHELL_CASES = [
     sh("rm -rf x", D, allow=EVERYTHING, ask=RM_DENY, mode="dontAsk"),
     sh("rm -rf x", D, allow=EVERYTHING, deny=RM_DENY, ask=RM_DENY),
     # redirects
-    sh("echo x > out.txt", A, allow=("Bash(echo *)",)),
+    sh("echo x > out.txt", Q, allow=("Bash(echo *)",)),  # a write, checked like an edit
+    sh("echo x > out.txt", A, allow=("Bash(echo *)",), mode="acceptEdits"),
     sh("echo x > {outside}/out.txt", Q, allow=("Bash(echo *)",)),
     sh("echo x > ~/.bashrc", Q, allow=("Bash(echo *)",)),
     sh("echo x > $F", Q, allow=("Bash(echo *)",)),

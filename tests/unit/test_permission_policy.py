@@ -238,7 +238,10 @@ def test_a_bare_name_deny_hides_the_tool(project: Path) -> None:
 
 def test_scopes_are_narrowest_first(project: Path) -> None:
     policy = RulePolicy(project)
-    assert policy.scopes(shell(project, "ls")) == ("command prefix",)
+    assert policy.scopes(shell(project, "ls")) == ("Bash(ls)",)
+    assert policy.scopes(shell(project, "python3 -m pytest -q && git --no-pager log")) == (
+        "Bash(python3 -m pytest *), Bash(git --no-pager log *)",)
+    assert policy.scopes(shell(project, "$X")) == ("command prefix",)
     assert policy.scopes(on(project, "edit", path="src/a.py")) == ("file", "directory", "tool")
     assert policy.scopes(on(project, "read_file", path="/etc/hosts")) == (
         "file", "directory", "tool")
@@ -251,7 +254,7 @@ def test_scopes_are_narrowest_first(project: Path) -> None:
 
 @pytest.mark.parametrize(("tool", "params", "scope", "expected"), [
     ("shell", {"command": "git commit -m x"}, None, "Bash(git commit *)"),
-    ("shell", {"command": "ls"}, "command prefix", "Bash(ls *)"),
+    ("shell", {"command": "ls"}, "command prefix", "Bash(ls)"),
     ("shell", {"command": "git add . && git commit -m x"}, None,
      "Bash(git add *), Bash(git commit *)"),
     ("edit", {"path": "src/a.py"}, None, "Edit(/src/a.py)"),

@@ -202,16 +202,22 @@ def test_shell_views_resolve_wrappers_and_redirects(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("command", "rules"), [
     ("git commit -m x", ["Bash(git commit *)"]),
-    ("ls", ["Bash(ls *)"]),
-    ("ls -la /tmp", ["Bash(ls *)"]),
-    ("npm run test", ["Bash(npm run *)"]),
+    ("ls", ["Bash(ls)"]),
+    ("ls -la /tmp", ["Bash(ls -la /tmp)"]),
+    ("npm run test", ["Bash(npm run test *)"]),
     ("git status && git log -1 && ls", ["Bash(git status *)", "Bash(git log *)",
-                                        "Bash(ls *)"]),
+                                        "Bash(ls)"]),
     ("git status; git status", ["Bash(git status *)"]),
-    ("echo $(date)", ["Bash(echo *)", "Bash(date *)"]),
+    ("echo $(date)", ["Bash(echo *)", "Bash(date)"]),
     ("$X -rf /", []),
     ("sudo apt update", ["Bash(sudo apt update)"]),
-    ("python3 -m pytest", ["Bash(python3 *)"]),
+    ("python3 -m pytest", ["Bash(python3 -m pytest *)"]),
+    ("python3 -m pytest -q tests/x.py", ["Bash(python3 -m pytest *)"]),
+    ("git --no-pager log -5", ["Bash(git --no-pager log *)"]),
+    ("git -C /p status", ["Bash(git -C /p status *)"]),
+    ("npm run test -- --watch=false", ["Bash(npm run test *)"]),
+    ("docker compose up -d", ["Bash(docker compose up *)"]),
+    ("make test 2>&1 | tail -5", ["Bash(make test *)", "Bash(tail -5)"]),
 ])
 def test_always_allow_command_prefixes(command: str, rules: list[str]) -> None:
     assert command_rules(command) == rules
