@@ -62,6 +62,10 @@ class McpScheme:
     def tier_for(self, url: ParsedURL) -> Tier:
         return Tier.READ
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        """No local file: the address itself, from which rules take the server it reads."""
+        return [url.href]
+
     async def resolve(self, url: ParsedURL, selector: Any) -> Resolved:
         if not url.hierarchical:
             raise URLError(f"{url.href!r} is not an mcp:// address; use {FORMS}.",

@@ -29,7 +29,7 @@ from .modes import (
     parse_mode,
 )
 from .names import SHELL_NAMES, scopes_for, suggest_rules
-from .paths import PathPattern, compile_path, inside, internal_read, lexical, real, url_hosts
+from .paths import PathPattern, compile_path, inside, lexical, real, state_only, url_hosts
 from .policy import PermissionDecision, Verdict
 from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
 from .tiers import Call, describe
@@ -193,7 +193,7 @@ class RulePolicy:
         return self._patterns[spec]
 
     def _covers(self, rule: Rule, call: Call) -> bool:
-        if rule.covers_tool(call.name, call.server):
+        if rule.covers_tool(call.name, call.server, call.remote_name):
             return True
         shell_rule = rule.form == "command" or rule.tool in SHELL_NAMES
         return shell_rule and call.command is not None
@@ -297,22 +297,33 @@ class RulePolicy:
         name = call.name
         if call.opinion is Permission.DENY:
             return PermissionDecision(Verdict.DENY, f"{name} refuses this call")
+        if call.invalid is not None:
+            return PermissionDecision(Verdict.DENY, f"{name} was refused: {call.invalid}; "
+                                                    "give the path without it")
         for rule in self._rules["deny"]:
-            if self._hits(rule, call):
+            if self._hits(rule, call) or self._serves(rule, call):
                 return PermissionDecision(
                     Verdict.DENY, f"denied by {rule.where()}; the user has ruled it out, so do "
                                   "not try to get the same effect another way", rule.text)
         if self.mode is Mode.PLAN and call.tier > Tier.READ:
             return PermissionDecision(Verdict.DENY, PLAN_DENIAL)
         for rule in self._rules["ask"]:
-            if self._hits(rule, call):
+            if self._hits(rule, call) or self._serves(rule, call):
                 return self._ask(call, f"{rule.where()} asks for approval", rule.text)
         protected = self._protected(call)
-        if protected is not None:
-            return self._ask(call, f"{name} writes to {protected}, a protected place; "
-                                   "agent_ext asks for these in every mode")
+        if protected is not None and self.mode is not Mode.BYPASS:
+            reason = (f"{name} writes to {protected}, a protected place; agent_ext asks for "
+                      "these in every mode but bypassPermissions, and no allow rule or mode "
+                      "approves them")
+            if self.mode is Mode.DONT_ASK:
+                return PermissionDecision(Verdict.DENY, f"agent_ext is in dontAsk mode and "
+                                                        f"{reason}; ask the user to make this "
+                                                        "change themselves")
+            return PermissionDecision(Verdict.ASK, reason)
         if call.shell is not None and not call.shell.complete:
             return self._ask(call, self._why_ask(call))
+        if call.unresolved:
+            return self._unresolved(call)
         if self.mode is Mode.BYPASS:
             return PermissionDecision(Verdict.ALLOW, "bypassPermissions mode")
         allowed = self._allowed_by(call)
@@ -327,6 +338,18 @@ class RulePolicy:
             return self._classify(call)
         return self._ask(call, self._why_ask(call))
 
+    def _serves(self, rule: Rule, call: Call) -> bool:
+        """A rule naming an MCP server covers reading that server's resources (``mcp://``)."""
+        return any(rule.covers_server(server) for server in call.servers)
+
+    def _unresolved(self, call: Call) -> PermissionDecision:
+        reason = (f"agent_ext cannot tell which files {call.unresolved[0]} reaches before it "
+                  "is read, so no rule or mode can approve it unasked")
+        if self.mode in (Mode.DONT_ASK, Mode.PLAN):
+            return PermissionDecision(Verdict.DENY, f"agent_ext is in {self.mode.value} mode "
+                                                    f"and {reason}; name the file by its path")
+        return PermissionDecision(Verdict.ASK, reason)
+
     def _allowed_by(self, call: Call) -> list[Rule]:
         if call.command is not None:
             return self._shell_allow(call) or []
@@ -340,11 +363,11 @@ class RulePolicy:
             paths = [*call.shell.write_paths, *call.shell.written_arguments]
         elif call.tier >= Tier.WRITE:
             paths = [p for pair in call.locations for p in pair]
-        return first_protected(paths, self.cwd, self.config_dir)
+        return first_protected(paths, self.config_dir)
 
     def _inside(self, call: Call) -> bool:
         """Every location is under a working root, and nothing is fetched from the network."""
-        if call.url is not None and not internal_read(call.url):
+        if call.url is not None and not state_only(call.url):
             return False
         return all(inside(r, self.roots) for r, _ in call.locations)
 
@@ -403,12 +426,26 @@ class RulePolicy:
     # -- "always allow" -------------------------------------------------------------------------
 
     def scopes(self, invocation: ToolInvocation[Any]) -> tuple[str, ...]:
-        """What "always allow" may cover for this call, narrowest first."""
-        return scopes_for(invocation)
+        """What "always allow" may cover for this call, narrowest first (none for a write to
+        a protected place)."""
+        return () if self._writes_protected(invocation) else scopes_for(invocation)
+
+    def _writes_protected(self, invocation: ToolInvocation[Any]) -> bool:
+        try:
+            call = describe(invocation, self.cwd)
+        except Exception:  # noqa: BLE001  a call the policy cannot read gets no rule either
+            return True
+        return self._protected(call) is not None or bool(call.unresolved)
 
     def always_allow(self, invocation: ToolInvocation[Any], scope: str | None,
                      persist: str) -> str:
-        """Add the narrowest sensible allow rule(s); with ``persist="project"`` also save them."""
+        """Add the narrowest sensible allow rule(s); with ``persist="project"`` also save them.
+
+        A write to a protected place gets no rule: such writes are approved one at a time, so
+        a rule saved now could never approve one later and would only widen other calls.
+        """
+        if self._writes_protected(invocation):
+            return ""
         texts = suggest_rules(invocation, scope, self.cwd)
         for text in texts:
             self.add_rule("allow", text, "session")

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _GLOB_CHARS = frozenset("*?")
-#: Internal URLs that only read the agent's or the kernel's own state.
-READ_SCHEMES = frozenset({"var", "history", "nb", "cell", "out", "mcp"})
+#: Internal URLs that touch no file, only the kernel's own state.
+STATE_SCHEMES = frozenset({"var", "history"})
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):/")
+_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(?:/|$)")
 
 
 def scheme(text: str) -> str | None:
@@ -28,9 +29,28 @@ def scheme(text: str) -> str | None:
     return found.group(1).lower() if found and len(found.group(1)) > 1 else None
 
 
+def address_scheme(location: str) -> str | None:
+    """The scheme of a location that is an address, also as ``Path`` spells one.
+
+    ``Path("nb://x.ipynb")`` reads ``nb:/x.ipynb`` and ``Path("nb://")`` reads ``nb:``, so a
+    scheme followed by ``:/`` or by ``:`` alone counts.
+    """
+    found = _ADDRESS.match(location.strip())
+    return found.group(1).lower() if found else None
+
+
 def internal_read(text: str) -> bool:
-    """Whether ``text`` names an internal read-only URL (``var://x``, ``history://3``)."""
-    return scheme(text) in READ_SCHEMES
+    """Whether ``text`` is an address (``nb://x.ipynb``, ``mcp://s/u``) rather than a path.
+
+    Tools report the files an address reaches through its URL scheme; an address left among a
+    call's locations is one the scheme could not resolve, never a path to match rules on.
+    """
+    return address_scheme(text) is not None
+
+
+def state_only(text: str) -> bool:
+    """Whether ``text`` is an address of kernel state (``var://x``, ``history://3``)."""
+    return scheme(text) in STATE_SCHEMES
 
 
 def url_hosts(url: str) -> set[str]:

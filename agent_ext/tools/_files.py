@@ -14,6 +14,7 @@ import difflib
 import os
 import stat
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,7 @@ def parse_target(ctx: ToolContext, text: str) -> PathArg:
     A ``scheme://`` URL is checked against the session's router here, so an unknown scheme is
     refused before any permission prompt.
     """
+    refuse_control_characters(text)
     router = session_service(ctx, URLRouter)
     try:
         arg = parse_path_arg(text, ctx.cwd, schemes=router.names(), unpeeled=router.unpeeled())
@@ -89,6 +91,17 @@ def parse_target(ctx: ToolContext, text: str) -> PathArg:
     return arg
 
 
+def target_locations(ctx: ToolContext, target: PathArg) -> list[Path]:
+    """What a path argument touches: its path, or the files its URL's scheme says it reaches.
+
+    An address the scheme cannot resolve stays in the list as written (``Path`` keeps its
+    scheme), which the permission layer asks about rather than matching it as a path.
+    """
+    if target.url is not None:
+        return [Path(p) for p in session_service(ctx, URLRouter).locations(target.url)]
+    return [target.path] if target.path is not None else []
+
+
 def parse_write_target(ctx: ToolContext, text: str) -> PathArg:
     """``parse_target`` for tools that write: a read selector (``a.py:10-20``) is refused."""
     arg = parse_target(ctx, text)
@@ -96,6 +109,18 @@ def parse_write_target(ctx: ToolContext, text: str) -> PathArg:
         raise ParamsError(f"`file_path` {text!r} ends in a read selector (:{arg.selector.text}), "
                           "which only read_file takes; give the plain path.")
     return arg
+
+
+def refuse_control_characters(text: str, what: str = "the path") -> None:
+    """Raise ParamsError when ``text`` holds a NUL or another control character.
+
+    No file the tools work with has one in its name, and the operating system would cut a
+    path at a NUL, so such a path is refused before any rule is matched or file opened.
+    """
+    for ch in text:
+        if unicodedata.category(ch) == "Cc":
+            name = "a NUL byte" if ch == "\x00" else f"the control character {ch!r}"
+            raise ParamsError(f"{what} {text!r} contains {name}; give the path without it")
 
 
 def call_id(control: ExecControl) -> str:
@@ -376,7 +401,7 @@ class ChangeInvocation(ToolInvocation[P]):
             self.target.path or "")
 
     def locations(self) -> list[Path]:
-        return [self.target.path] if self.target.path is not None else []
+        return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
         if self.target.url is None:

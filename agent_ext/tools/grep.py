@@ -25,6 +25,7 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
+    ParamsError,
     Tier,
     Tool,
     ToolContext,
@@ -34,6 +35,7 @@ from agent_ext.core import (
 from agent_ext.fs import PathArg, ReadCache, parse_path_arg
 from agent_ext.urls import URLError, URLRouter
 
+from ._files import refuse_control_characters, target_locations
 from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
@@ -132,7 +134,10 @@ class GrepTool(Tool[GrepParams]):
 
     def check(self, params: GrepParams, ctx: ToolContext) -> str | None:
         try:
+            refuse_control_characters(params.path or "", "`path`")
             target = _target(params, ctx)
+        except ParamsError as err:
+            return str(err)
         except ValueError as err:
             return f"`path`: {err}"
         if target.path is not None and not target.path.exists():
@@ -187,6 +192,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         return f"grep {self.params.pattern!r} in {self.params.path or '.'}"
 
     def locations(self) -> list[Path]:
+        if self.target.url is not None and _router(self.ctx) is not None:
+            return target_locations(self.ctx, self.target)
         return [self.target.path] if self.target.path is not None else []
 
     def tier(self) -> Tier:
@@ -417,8 +424,6 @@ class Report:
 
     def _warnings(self) -> list[str]:
         notes = []
-        if self.hidden:
-            notes.append(f"{self.hidden} result(s) hidden by permission rules.")
         reasons = {"timeout": f"it timed out after {self.timeout:g}s",
                    "cancelled": "it was cancelled",
                    "output": "it produced too much output"}

@@ -45,6 +45,7 @@ from ._files import (
     parse_target,
     session_service,
     split_lines,
+    target_locations,
 )
 
 DEFAULT_LIMIT = 2_000
@@ -127,7 +128,7 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         return f"read_file {self.target.path}{suffix}"
 
     def locations(self) -> list[Path]:
-        return [self.target.path] if self.target.path is not None else []
+        return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
         if self.target.url is None:

@@ -34,6 +34,9 @@ class CellScheme(SchemeBase):
     name = "cell"
     read_only = False
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        return self.current_path()
+
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         snapshot, cell_id, index = await self._cell(url)
         text, whole = select_lines(snapshot.cells[index].source, selector,
