@@ -32,7 +32,7 @@ from .names import SHELL_NAMES, scopes_for, suggest_rules
 from .paths import PathPattern, compile_path, inside, lexical, real, state_only, url_hosts
 from .policy import PermissionDecision, Verdict
 from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
-from .tiers import Call, describe
+from .tiers import Call, control_character, describe
 
 if TYPE_CHECKING:
     from agent_ext.core import Registry
@@ -266,9 +266,13 @@ class RulePolicy:
         return used
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
-        """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
+        """Whether a deny or ask rule hides ``path`` from ``tool`` (grep/glob/ls filter with
+        this): a search over a folder never shows what reading the file by name would refuse
+        or ask about."""
+        if control_character(str(path)) is not None:
+            return True
         resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
-        for rule in self._rules["deny"]:
+        for rule in (*self._rules["deny"], *self._rules["ask"]):
             if not rule.covers_tool(tool, None):
                 continue
             if rule.form == "tool":
