@@ -181,16 +181,33 @@ class RulePolicy:
 
     def hidden(self, name: str) -> bool:
         """Whether a bare-name deny rule removes this tool from the model's view."""
-        return any(r.form == "tool" and r.covers_tool(name, None) for r in self._rules["deny"])
+        server, remote = self._origin(name)
+        return any(r.form == "tool" and r.covers_tool(name, server, remote)
+                   for r in self._rules["deny"])
+
+    def _origin(self, name: str) -> tuple[str | None, str | None]:
+        """The MCP server and the tool's own name there, for a tool of a server."""
+        registry = self.registry
+        if registry is None or not registry.is_external(name):
+            return None, None
+        try:
+            tool = registry.get(name)
+        except Exception:  # noqa: BLE001  a tool that cannot load is matched by its name
+            return None, None
+        remote = getattr(tool, "mcp_name", None)
+        return tool.server, remote if isinstance(remote, str) else None
 
     # -- matching -------------------------------------------------------------------------------
 
     def _pattern(self, rule: Rule) -> PathPattern:
+        """The rule's compiled path pattern; deny and ask rules match folded spellings too."""
         spec = rule.specifier or ""
-        if spec not in self._patterns:
-            self._patterns[spec] = compile_path(spec, project=self.cwd, cwd=self.cwd,
-                                                home=self.home)
-        return self._patterns[spec]
+        folded = rule.kind != "allow"
+        key = f"{'folded' if folded else 'exact'}:{spec}"
+        if key not in self._patterns:
+            self._patterns[key] = compile_path(spec, project=self.cwd, cwd=self.cwd,
+                                               home=self.home, folded=folded)
+        return self._patterns[key]
 
     def _covers(self, rule: Rule, call: Call) -> bool:
         if rule.covers_tool(call.name, call.server, call.remote_name):

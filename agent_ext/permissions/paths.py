@@ -20,7 +20,7 @@ _GLOB_CHARS = frozenset("*?")
 #: Internal URLs that touch no file, only the kernel's own state.
 STATE_SCHEMES = frozenset({"var", "history"})
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):/")
-_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(?:/|$)")
+_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
 
 
 def scheme(text: str) -> str | None:
@@ -30,10 +30,11 @@ def scheme(text: str) -> str | None:
 
 
 def address_scheme(location: str) -> str | None:
-    """The scheme of a location that is an address, also as ``Path`` spells one.
+    """The scheme of a location that is an address rather than a path, else None.
 
-    ``Path("nb://x.ipynb")`` reads ``nb:/x.ipynb`` and ``Path("nb://")`` reads ``nb:``, so a
-    scheme followed by ``:/`` or by ``:`` alone counts.
+    Tools report paths as absolute paths, so any location that does not start with ``/`` and
+    begins ``scheme:`` is an address, however ``Path`` spelt it (``Path("nb://x")`` reads
+    ``nb:/x``, ``Path("nb://")`` reads ``nb:``, an opaque ``name:value`` stays as it is).
     """
     found = _ADDRESS.match(location.strip())
     return found.group(1).lower() if found else None
@@ -103,16 +104,25 @@ def inside(path: str, roots: Iterable[str]) -> bool:
 
 @dataclass(frozen=True)
 class PathPattern:
-    """A compiled path specifier: regexes over absolute paths (lexical and resolved bases)."""
+    """A compiled path specifier: regexes over absolute paths (lexical and resolved bases).
+
+    ``folded`` patterns (those of deny and ask rules) also match the path with its case and
+    Unicode composition changed, as a case-insensitive or normalising file system would open
+    it: ``SECRETS/key`` is then ``secrets/key``. Allow rules match the path as written.
+    """
 
     regexes: tuple[re.Pattern[str], ...]
+    folded: bool = False
 
     def matches(self, path: str) -> bool:
         """The path or one of its parent directories matches (gitignore semantics)."""
-        return any(r.fullmatch(a) for a in ancestors(path) for r in self.regexes)
+        spellings = {path, unicodedata.normalize("NFC", path)} if self.folded else {path}
+        return any(r.fullmatch(a) for p in spellings for a in ancestors(p)
+                   for r in self.regexes)
 
 
-def compile_path(spec: str, *, project: str, cwd: str, home: str) -> PathPattern:
+def compile_path(spec: str, *, project: str, cwd: str, home: str,
+                 folded: bool = False) -> PathPattern:
     """Compile a Read/Edit specifier against the anchors.
 
     ``//p`` is absolute, ``~/p`` is under home, ``/p`` is under the project root, ``./p`` and
@@ -141,8 +151,12 @@ def compile_path(spec: str, *, project: str, cwd: str, home: str) -> PathPattern
     fixed = posixpath.join(base, *literal)
     bases = dict.fromkeys((posixpath.normpath(fixed), os.path.realpath(fixed)))
     tail = "".join(_component(p) for p in parts)
-    regexes = tuple(re.compile(re.escape(b.rstrip("/")) + tail, re.DOTALL) for b in bases)
-    return PathPattern(regexes)
+    flags = re.DOTALL | (re.IGNORECASE if folded else 0)
+    if folded:
+        bases |= dict.fromkeys(unicodedata.normalize("NFC", b) for b in list(bases))
+        tail = unicodedata.normalize("NFC", tail)
+    regexes = tuple(re.compile(re.escape(b.rstrip("/")) + tail, flags) for b in bases)
+    return PathPattern(regexes, folded)
 
 
 def _component(part: str) -> str:

@@ -57,6 +57,7 @@ def project(tmp_path: Path) -> Path:
                                                         "text": f"{SECRET}\n"}])]))
     write_nb(root / "open.ipynb", notebook([code("x = 1", cid="o1")]))
     (root / "gitlink").symlink_to(root / ".git", target_is_directory=True)
+    (root / "seclink").symlink_to(root / "secrets", target_is_directory=True)
     return root
 
 
@@ -206,6 +207,12 @@ SECRET_ADDRESSES = [
     ("read_file", {"file_path": f"nb://./secrets/../{SECRET_NB}"}),
     ("read_file", {"file_path": f"nb://{{project}}/{SECRET_NB}"}),
     ("read_file", {"file_path": f"nb://{SECRET_NB}", "offset": 0, "limit": 5}),
+    ("read_file", {"file_path": "nb://secrets%2Fnb.ipynb"}),
+    ("read_file", {"file_path": "nb://%73ecrets/nb.ipynb"}),
+    ("read_file", {"file_path": f"NB://{SECRET_NB}"}),
+    ("read_file", {"file_path": f"nb:{SECRET_NB}"}),
+    ("read_file", {"file_path": "nb://SECRETS/../secrets/nb.ipynb"}),
+    ("read_file", {"file_path": "nb://seclink/nb.ipynb"}),
     ("read_file", {"file_path": "nb://"}),
     ("read_file", {"file_path": "nb://:source"}),
     ("read_file", {"file_path": "cell://c1"}),
@@ -410,6 +417,7 @@ async def test_mcp_deny_rules_match_the_server_and_tool_pair(project: Path, serv
     try:
         names = [n for n in a.registry.names() if n.endswith("echo")]
         assert len(names) == 1, a.registry.names()
+        assert not a.registry.listed(names[0])  # hidden from the model, too
         result = await a.call_tool(names[0], {"text": "hi"})
         assert result.is_error and "echo: hi" not in result.text, (names[0], result.text)
     finally:
@@ -527,3 +535,27 @@ def test_mcp_file_resources_name_their_file(project: Path) -> None:
     assert decision.verdict is Verdict.DENY and "Read(~/.ssh/**)" in decision.reason
     outside = _built(a, "read_file", {"file_path": "mcp://fs/file:///etc/hostname"})
     assert policy.decide(outside).verdict is Verdict.ASK
+
+
+@pytest.mark.parametrize("address", ["opaque:thing", "opaque://", "opaque://a/b",
+                                     "OPAQUE://x", "opaque:///etc/passwd"])
+async def test_every_spelling_of_an_unresolved_address_asks(project: Path, address: str) -> None:
+    approver = Recorder()
+    a = agent(project, approver=approver)
+    router = a.context.service(URLRouter)
+    assert router is not None
+    router.register(_Opaque())
+    result = await a.call_tool("read_file", {"file_path": address})
+    assert refused(result) and SECRET not in text_of(result), result.text
+    assert len(approver.asked) == 1
+
+
+@pytest.mark.parametrize("path", ["SECRETS/key.txt", "Secrets/KEY.TXT", "nb://SECRETS/nb.ipynb",
+                                  "./SeCrEtS/sub/../key.txt"])
+def test_deny_rules_match_other_cases_and_compositions(project: Path, path: str) -> None:
+    """What a case-insensitive file system opens as the denied file is denied too."""
+    a = agent(project)
+    policy = RulePolicy(project, rules={"deny": ["Read(./secrets/**)", "Read(./caf\u00e9/**)"]})
+    assert policy.decide(_built(a, "read_file", {"file_path": path})).verdict is Verdict.DENY
+    decomposed = _built(a, "read_file", {"file_path": "cafe\u0301/menu.txt"})
+    assert policy.decide(decomposed).verdict is Verdict.DENY
