@@ -279,7 +279,7 @@ def describe(invocation: ToolInvocation[Any], cwd: str) -> Call:
                 call.servers.append(server)
             continue
         if kind is not None:
-            call.unresolved.append(text)
+            call.unresolved.append(_as_written(text, kind))
             continue
         call.locations.append((real(text, cwd), lexical(text, cwd)))
     call.command = invocation.command()
@@ -287,6 +287,14 @@ def describe(invocation: ToolInvocation[Any], cwd: str) -> Call:
         call.shell = shell_view(call.command, real(invocation.ctx.cwd, cwd))
     call.url = invocation.url()
     return call
+
+
+def _as_written(address: str, kind: str) -> str:
+    """``scheme://...`` again for an address ``Path`` spelt ``scheme:/...`` (for reasons)."""
+    head, _, rest = address.partition(":")
+    if rest.startswith("//") or not (rest.startswith("/") or not rest):
+        return address
+    return f"{kind}://{rest.lstrip('/')}" if head.lower() == kind else address
 
 
 def control_character(text: str) -> str | None:

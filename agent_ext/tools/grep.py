@@ -140,6 +140,9 @@ class GrepTool(Tool[GrepParams]):
             return str(err)
         except ValueError as err:
             return f"`path`: {err}"
+        denied = ctx.services.get(ReadDenied)
+        if callable(denied) and target.path is not None and denied(target.path):
+            return None  # the permission layer refuses it, without saying whether it exists
         if target.path is not None and not target.path.exists():
             if any(c in (params.path or "") for c in "*?[{"):
                 return (f"`path` {params.path!r} looks like a glob; give the directory as "

@@ -147,8 +147,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
     def _name(self) -> str:
         if self.path is not None:
             return shown(self.path, self.ctx.cwd)
-        found = self.locations()
-        return shown(found[0], self.ctx.cwd) if found else "the current notebook"
+        found = self._notebook_path()
+        return shown(Path(found), self.ctx.cwd) if found else "the current notebook"
 
     def _address(self) -> str:
         return "nb://" if self.path is None else os.fspath(self.path)

@@ -559,3 +559,27 @@ def test_deny_rules_match_other_cases_and_compositions(project: Path, path: str)
     assert policy.decide(_built(a, "read_file", {"file_path": path})).verdict is Verdict.DENY
     decomposed = _built(a, "read_file", {"file_path": "cafe\u0301/menu.txt"})
     assert policy.decide(decomposed).verdict is Verdict.DENY
+
+
+async def test_errors_do_not_tell_which_denied_files_exist(project: Path) -> None:
+    (project / "src/.env").write_text(f"TOKEN={SECRET}\n")
+    a = agent(project, rules={"deny": ["Read(*.env)", "Read(./secrets/**)"]})
+    typo = await a.call_tool("read_file", {"file_path": "src/.envv"})
+    assert typo.error is not None and typo.error.code == ErrorCode.FILE_NOT_FOUND
+    assert ".env'" not in typo.text and "Did you mean" not in typo.text
+    there = await a.call_tool("grep", {"pattern": "x", "path": "secrets/key.txt"})
+    missing = await a.call_tool("grep", {"pattern": "x", "path": "secrets/nokey.txt"})
+    assert refused(there) and refused(missing)
+    assert there.text.replace("key.txt", "K") == missing.text.replace("nokey.txt", "K")
+
+
+async def test_an_unresolved_address_is_named_as_written(project: Path) -> None:
+    approver = Recorder()
+    a = agent(project, approver=approver, current=None)
+    await a.call_tool("read_file", {"file_path": "cell://c1"})
+    assert "cell://c1" in approver.asked[0].reason
+    assert isinstance(a.policy, RulePolicy)
+    edit = _built(a, "notebook_edit", {"cell_id": "c1", "new_source": "x"})
+    assert edit.description() == "notebook_edit replace c1 in the current notebook"
+    decision = a.policy.decide(edit)
+    assert decision.verdict is Verdict.ASK and "nb://" in decision.reason
