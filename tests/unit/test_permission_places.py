@@ -583,3 +583,33 @@ async def test_an_unresolved_address_is_named_as_written(project: Path) -> None:
     assert edit.description() == "notebook_edit replace c1 in the current notebook"
     decision = a.policy.decide(edit)
     assert decision.verdict is Verdict.ASK and "nb://" in decision.reason
+
+
+async def test_a_config_dir_of_any_name_is_protected(project: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "Elsewhere" / "cfg"
+    config.mkdir(parents=True)
+    monkeypatch.setenv("AGENT_EXT_CONFIG_DIR", str(config))
+    approver = Recorder()
+    a = agent(project, "acceptEdits", approver=approver,
+              rules={"allow": ["Edit(//**)", "Write"]})
+    for path in (config / "settings.json", tmp_path / "elsewhere" / "CFG" / "trust.json"):
+        result = await a.call_tool("write_file", {"file_path": str(path), "content": "{}"})
+        assert refused(result), result.text
+    assert "protected place" in approver.asked[0].reason
+    assert not (config / "settings.json").exists()
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "dontAsk", "auto"])
+@pytest.mark.parametrize("command", ["echo '{}' > .MCP.json", "echo x >> .Git/config",
+                                     "echo x > sub/.git", "echo x > .agent_ext/settings.json"])
+async def test_shell_writes_to_protected_places_are_asked(project: Path, mode: str,
+                                                          command: str) -> None:
+    approver = Recorder()
+    a = agent(project, mode, approver=approver, rules={"allow": ["Bash", "Edit"]})
+    before = snapshot(project)
+    result = await a.call_tool("shell", {"command": command})
+    assert refused(result), result.text
+    assert snapshot(project) == before
+    assert len(approver.asked) == (0 if mode == "dontAsk" else 1)
+    assert all("protected place" in r.reason for r in approver.asked)
