@@ -187,10 +187,19 @@ class Rule:
         return remote is not None and self.tool[5:] in _spellings(f"{server}__{remote}")
 
     def covers_server(self, server: str) -> bool:
-        """Whether the rule names the whole MCP server (``mcp__srv`` or ``mcp__srv__*``)."""
+        """Whether the rule names the whole MCP server (``mcp__srv`` or ``mcp__srv__*``).
+
+        ``mcp__a__b`` could be the server ``a__b`` or the tool ``b`` of ``a``: a deny or ask
+        rule takes both readings, an allow rule only the tool (``mcp__a__b__*`` allows the
+        whole server ``a__b``), so an unexpected server name never widens an allow rule.
+        """
         if not self.tool.startswith("mcp__"):
             return False
-        rest = self.tool[5:].removesuffix("__*")
+        rest = self.tool[5:]
+        if rest.endswith("__*"):
+            rest = rest[:-3]
+        elif self.kind == "allow" and "__" in rest:
+            return False
         return rest in _spellings(server)
 
 
