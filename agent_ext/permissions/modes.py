@@ -59,6 +59,13 @@ PROTECTED_NAMES: dict[str, str] = {
     ".agent_ext": ".agent_ext/ (agent_ext settings)",
     ".mcp.json": ".mcp.json (MCP servers agent_ext starts)",
     ".ssh": ".ssh/ (SSH keys and configuration)",
+    # git runs commands its configuration names (core.pager, core.fsmonitor, aliases), so an
+    # edit there turns an allowed `git status` into any command.
+    ".gitconfig": ".gitconfig (git's configuration)",
+}
+#: Runs of components protected together: git's configuration in the XDG folder.
+PROTECTED_RUNS: dict[tuple[str, ...], str] = {
+    (".config", "git"): ".config/git/ (git's configuration)",
 }
 
 
@@ -77,12 +84,16 @@ def fold_component(name: str) -> str:
 def protected_place(path: str, config_dir: str) -> str | None:
     """Which protected place ``path`` is in, or None.
 
-    The places: any path component named ``.git``, ``.agent_ext``, ``.mcp.json`` or ``.ssh``
-    (compared as ``fold_component`` does), and agent_ext's user config directory.
+    The places: any path component named as in PROTECTED_NAMES (``.git``, ``.agent_ext``,
+    ``.mcp.json``...) or run of them in PROTECTED_RUNS, compared as ``fold_component`` does,
+    and agent_ext's user config directory.
     """
     parts = [fold_component(p) for p in path.split("/") if p]
     for name, place in PROTECTED_NAMES.items():
         if name in parts:
+            return place
+    for run, place in PROTECTED_RUNS.items():
+        if any(tuple(parts[i:i + len(run)]) == run for i in range(len(parts))):
             return place
     folded = "/" + "/".join(parts)
     config = "/" + "/".join(fold_component(p) for p in config_dir.split("/") if p)

@@ -113,6 +113,8 @@ PROTECTED_WRITES = [
     ("write_file", {"file_path": "{config}/settings.json", "content": "{}"}),
     ("write_file", {"file_path": "{config}/trust.json", "content": "{}"}),
     ("write_file", {"file_path": "~/.ssh/authorized_keys", "content": "ssh-rsa x"}),
+    ("write_file", {"file_path": "~/.gitconfig", "content": "[core]\npager = sh -c x"}),
+    ("write_file", {"file_path": "~/.config/git/config", "content": "[alias]\nst = !x"}),
     ("edit", {"file_path": ".git/config", "old_string": "[core]", "new_string": "[x]"}),
     ("edit", {"file_path": ".mcp.json", "old_string": "{}", "new_string": '{"x": 1}'}),
 ]
