@@ -417,6 +417,7 @@ class ChangeInvocation(ToolInvocation[P]):
             try:
                 if self.target.url is not None:
                     router = session_service(self.ctx, URLRouter)
+                    await router.check_write(self.target.url)
                     self._plan = await self._plan_url(self.target.url, router)
                 else:
                     assert self.target.path is not None

@@ -197,6 +197,14 @@ class URLRouter:
         url, scheme = self.lookup(text)
         return scheme.tier_for(url)
 
+    async def check_write(self, text: str | ParsedURL) -> None:
+        """Raise URLError when a write to ``text`` would be refused, before anything of the
+        resource is read for a diff (schemes with a ``check_write`` say; others accept)."""
+        url, scheme = self.lookup(text)
+        check = getattr(scheme, "check_write", None)
+        if callable(check):
+            await check(url)
+
     def locations(self, text: str | ParsedURL) -> list[str]:
         """What a tool reports as the locations of ``text``: the files its scheme says it
         reaches, or the address itself when the scheme cannot say (or is not a LocatingScheme).

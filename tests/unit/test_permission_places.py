@@ -624,3 +624,21 @@ async def test_shell_writes_to_protected_places_are_asked(project: Path, mode: s
     assert snapshot(project) == before
     assert len(approver.asked) == (0 if mode == "dontAsk" else 1)
     assert all("protected place" in r.reason for r in approver.asked)
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+async def test_cell_edits_are_no_oracle_for_an_unread_notebook(project: Path, mode: str) -> None:
+    """Read-denied, edit-allowed: whether old_string occurs in a cell is not told."""
+    approver = Recorder()
+    a = agent(project, mode, approver=approver, current=project / SECRET_NB,
+              rules={"deny": ["Read(./secrets/**)"]})
+    before = snapshot(project)
+    answers = []
+    for probe in (f"key = '{SECRET}'", "not in the cell at all", "key"):
+        for ref in ("c1", "[1]"):
+            result = await a.call_tool("edit", {"file_path": f"cell://{ref}",
+                                                "old_string": probe, "new_string": "k"})
+            assert result.is_error and SECRET not in text_of(result), result.text
+            answers.append(result.text.replace(ref, "R"))
+    assert len(set(answers)) == 1, answers
+    assert snapshot(project) == before and not approver.asked
