@@ -73,12 +73,14 @@ def fold_component(name: str) -> str:
     """A path component as a case-insensitive file system may see it.
 
     NFKC and case folding, with format characters (zero-width joiners and the like, which some
-    file systems ignore) removed and trailing dots and spaces dropped (as Windows does), so
-    ``.GIT``, ``.Git.`` and a full-width ``.ｇｉｔ`` all name ``.git``.
+    file systems ignore) removed, an NTFS stream suffix (``:$DATA``) cut and trailing dots and
+    spaces dropped (as Windows does), so ``.GIT``, ``.Git.``, ``.git::$INDEX_ALLOCATION`` and a
+    full-width ``.ｇｉｔ`` all name ``.git``.
     """
     text = unicodedata.normalize("NFKC", name)
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return text.casefold().rstrip(". ") or text.casefold()
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold()
+    text = text.split(":", 1)[0] or text
+    return text.rstrip(". ") or text
 
 
 def protected_place(path: str, config_dir: str) -> str | None:

@@ -97,6 +97,9 @@ PROTECTED_WRITES = [
     ("write_file", {"file_path": ".GIT/hooks/post-checkout", "content": "x"}),
     ("write_file", {"file_path": ".Git./hooks/x", "content": "x"}),
     ("write_file", {"file_path": ".\uff47\uff49\uff54/config", "content": "x"}),
+    ("write_file", {"file_path": ".git::$INDEX_ALLOCATION/config", "content": "x"}),
+    ("write_file", {"file_path": ".mcp.json:$DATA", "content": "{}"}),
+    ("write_file", {"file_path": ".git /config", "content": "x"}),
     ("write_file", {"file_path": ".g\u200bit/config", "content": "x"}),
     ("write_file", {"file_path": "src/../.git/config2", "content": "x"}),
     ("write_file", {"file_path": "./src/./../.git//config3", "content": "x"}),
@@ -195,7 +198,9 @@ async def test_ordinary_writes_still_run_under_their_rules(project: Path) -> Non
     """Not over-blocking: files that merely mention the names are not protected places."""
     a = agent(project, "acceptEdits")
     for path in ("src/gitignore.txt", "src/.gitignore", "docs/mcp.json", "src/git/x.py",
-                 "src/.github/workflows/ci.yml", "src/agent_ext_notes.md"):
+                 "src/.github/workflows/ci.yml", "src/agent_ext_notes.md", ".gitattributes",
+                 ".gitmodules", "src/.gitkeep", "config/git.yml", ".mcp.json.example",
+                 "src/.sshrc.md", "src/mcp.json5"):
         result = await a.call_tool("write_file", {"file_path": path, "content": "ok"})
         assert not result.is_error, (path, result.text)
 
