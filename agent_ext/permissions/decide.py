@@ -283,13 +283,11 @@ class RulePolicy:
         return used
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
-        """Whether a deny or ask rule hides ``path`` from ``tool`` (grep/glob/ls filter with
-        this): a search over a folder never shows what reading the file by name would refuse
-        or ask about."""
+        """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
         if control_character(str(path)) is not None:
             return True
         resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
-        for rule in (*self._rules["deny"], *self._rules["ask"]):
+        for rule in self._rules["deny"]:
             if not rule.covers_tool(tool, None):
                 continue
             if rule.form == "tool":
@@ -298,6 +296,24 @@ class RulePolicy:
                 pattern = self._pattern(rule)
                 if pattern.matches(resolved) or pattern.matches(plain):
                     return True
+        return False
+
+    def read_asked(self, path: str | Path, root: str | Path, tool: str = "read_file") -> bool:
+        """Whether an ask path rule covers ``path`` but not the searched ``root``.
+
+        A search over a folder leaves such files out (grep filters with this): reading one by
+        name would ask. When the rule covers the root too, the search itself was asked about.
+        """
+        if control_character(str(path)) is not None:
+            return True
+        here = (real(path, self.cwd), lexical(path, self.cwd))
+        top = (real(root, self.cwd), lexical(root, self.cwd))
+        for rule in self._rules["ask"]:
+            if rule.form != "path" or not rule.covers_tool(tool, None):
+                continue
+            pattern = self._pattern(rule)
+            if any(map(pattern.matches, here)) and not any(map(pattern.matches, top)):
+                return True
         return False
 
     # -- deciding -------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from agent_ext.core import (
     ConfirmationDetails,
@@ -126,6 +126,13 @@ def refuse_control_characters(text: str, what: str = "the path") -> None:
 def call_id(control: ExecControl) -> str:
     """The id of the call being run, when the pipeline provides one (for the edit history)."""
     return control.call_id
+
+
+class ReadAsked(Protocol):
+    """The session's ask rules, for searches (the services key): True when an ask rule covers
+    ``path`` but not the searched ``root``, so the search leaves the file out."""
+
+    def __call__(self, path: Path, root: Path) -> bool: ...
 
 
 class RefusalError(Exception):

@@ -35,7 +35,7 @@ from agent_ext.core import (
 from agent_ext.fs import PathArg, ReadCache, parse_path_arg
 from agent_ext.urls import URLError, URLRouter
 
-from ._files import refuse_control_characters, target_locations
+from ._files import ReadAsked, refuse_control_characters, target_locations
 from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
@@ -264,6 +264,15 @@ class GrepInvocation(ToolInvocation[GrepParams]):
 
     def _report(self, query: GrepQuery, found: Found) -> ToolResult:
         denied = self.ctx.services.get(ReadDenied)
+        asked = self.ctx.services.get(ReadAsked)
+        root = self.target.path
+        if callable(asked) and root is not None:
+            checks = [d for d in (denied,) if callable(d)]
+
+            def hidden(path: Path) -> bool:
+                return any(d(path) for d in checks) or asked(path, root)
+
+            denied = hidden
         report = Report(query, found, cwd=self.ctx.cwd, root=self.target,
                         denied=denied if callable(denied) else None,
                         timeout=self.grep.timeout, numbers=self.params.line_numbers is not False)

@@ -647,3 +647,74 @@ async def test_cell_edits_are_no_oracle_for_an_unread_notebook(project: Path, mo
             answers.append(result.text.replace(ref, "R"))
     assert len(set(answers)) == 1, answers
     assert snapshot(project) == before and not approver.asked
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+def _respell(draw: Any, name: str) -> str:
+    """``name`` as a case-insensitive or normalising file system would still open it."""
+    from hypothesis import strategies as st
+
+    out = []
+    for ch in name:
+        form = draw(st.sampled_from(["same", "upper", "wide", "zw"]))
+        if form == "upper":
+            out.append(ch.upper())
+        elif form == "wide" and "!" <= ch <= "~":
+            out.append(chr(ord(ch) + 0xFEE0))
+        elif form == "zw":
+            out.append(ch + "\u200b")
+        else:
+            out.append(ch)
+    return "".join(out) + draw(st.sampled_from(["", ".", " ", "::$DATA"]))
+
+
+def _protected_spellings() -> Any:
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw: Any) -> str:
+        name = draw(st.sampled_from([".git", ".agent_ext", ".mcp.json", ".gitconfig"]))
+        lead = draw(st.lists(st.sampled_from(["src", "..", ".", "a/b", "src/..", "x/../y"]),
+                             max_size=3))
+        tail = draw(st.sampled_from(["", "/config", "/hooks/pre-commit", "/", "/x/../y"]))
+        return "/".join(["project", *lead, _respell(draw, name)]) + tail
+
+    return build()
+
+
+def test_no_spelling_of_a_protected_place_is_written_unasked(tmp_path: Path) -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    from tests.unit.permission_corpus import call, standins
+
+    root = (tmp_path / "project").resolve()
+    root.mkdir()
+    tools = standins()
+    policies = {mode: RulePolicy(root, mode=mode, rules={"allow": ["Edit", "Write", "Bash"]})
+                for mode in MODES if mode != "bypassPermissions"}
+
+    @settings(max_examples=300, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(_protected_spellings())
+    def check(spelled: str) -> None:
+        path = str(tmp_path / spelled)
+        for mode, policy in policies.items():
+            for tool in ("edit", "write_file"):
+                decision = policy.decide(call(tools[tool], root, path=path))
+                assert decision.verdict is not Verdict.ALLOW, (mode, tool, path, decision)
+
+    check()
+
+
+async def test_grep_shows_ask_covered_files_only_when_the_search_was_asked(project: Path) -> None:
+    approver = Recorder("approve")
+    a = agent(project, approver=approver, rules={"ask": ["Read(./secrets/**)"]})
+    over = await a.call_tool("grep", {"pattern": "TOPSECRET", "output_mode": "content"})
+    assert SECRET not in text_of(over) and not approver.asked
+    within = await a.call_tool("grep", {"pattern": "TOPSECRET", "path": "secrets",
+                                        "output_mode": "content"})
+    assert SECRET in within.text and len(approver.asked) == 1
+    every = agent(project, approver=approver, rules={"ask": ["Read"]})
+    asked = await every.call_tool("grep", {"pattern": "TOPSECRET", "output_mode": "content"})
+    assert SECRET in asked.text and len(approver.asked) == 2
