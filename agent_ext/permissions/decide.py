@@ -32,7 +32,7 @@ from .names import SHELL_NAMES, scopes_for, suggest_rules
 from .paths import PathPattern, compile_path, inside, lexical, real, state_only, url_hosts
 from .policy import PermissionDecision, Verdict
 from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
-from .tiers import Call, control_character, describe
+from .tiers import Call, describe
 
 if TYPE_CHECKING:
     from agent_ext.core import Registry
@@ -284,9 +284,10 @@ class RulePolicy:
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
         """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
-        if control_character(str(path)) is not None:
+        try:
+            resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
+        except ValueError:  # a NUL: no file the rules could name, and none to show
             return True
-        resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
         for rule in self._rules["deny"]:
             if not rule.covers_tool(tool, None):
                 continue
@@ -304,10 +305,11 @@ class RulePolicy:
         A search over a folder leaves such files out (grep filters with this): reading one by
         name would ask. When the rule covers the root too, the search itself was asked about.
         """
-        if control_character(str(path)) is not None:
+        try:
+            here = (real(path, self.cwd), lexical(path, self.cwd))
+            top = (real(root, self.cwd), lexical(root, self.cwd))
+        except ValueError:  # a NUL: no file the rules could name, and none to show
             return True
-        here = (real(path, self.cwd), lexical(path, self.cwd))
-        top = (real(root, self.cwd), lexical(root, self.cwd))
         for rule in self._rules["ask"]:
             if rule.form != "path" or not rule.covers_tool(tool, None):
                 continue
@@ -338,15 +340,24 @@ class RulePolicy:
             return PermissionDecision(Verdict.DENY, f"{name} was refused: {call.invalid}; "
                                                     "give the path without it")
         for rule in self._rules["deny"]:
-            if self._hits(rule, call) or self._serves(rule, call):
+            if self._hits(rule, call):
                 return PermissionDecision(
                     Verdict.DENY, f"denied by {rule.where()}; the user has ruled it out, so do "
                                   "not try to get the same effect another way", rule.text)
+        served = self._served(call)
+        if served is not None and served.kind == "deny":
+            return PermissionDecision(
+                Verdict.DENY, f"denied by {served.where()}, which covers reading that MCP "
+                              "server's resources too; the user has ruled it out, so do not try "
+                              "to get the same effect another way", served.text)
         if self.mode is Mode.PLAN and call.tier > Tier.READ:
             return PermissionDecision(Verdict.DENY, PLAN_DENIAL)
         for rule in self._rules["ask"]:
-            if self._hits(rule, call) or self._serves(rule, call):
+            if self._hits(rule, call):
                 return self._ask(call, f"{rule.where()} asks for approval", rule.text)
+        if served is not None:
+            return self._ask(call, f"{served.where()} asks for approval of reading that MCP "
+                                   "server's resources", served.text)
         protected = self._protected(call)
         if protected is not None and self.mode is not Mode.BYPASS:
             reason = (f"{name} writes to {protected}, a protected place; agent_ext asks for "
@@ -375,9 +386,14 @@ class RulePolicy:
             return self._classify(call)
         return self._ask(call, self._why_ask(call))
 
-    def _serves(self, rule: Rule, call: Call) -> bool:
-        """A rule naming an MCP server covers reading that server's resources (``mcp://``)."""
-        return any(rule.covers_server(server) for server in call.servers)
+    def _served(self, call: Call) -> Rule | None:
+        """The first deny (else ask) rule naming an MCP server whose resources the call reads
+        (``mcp://``): such a read counts as a call of that server."""
+        for kind in ("deny", "ask"):
+            for rule in self._rules[kind]:
+                if any(rule.covers_server(server) for server in call.servers):
+                    return rule
+        return None
 
     def _unresolved(self, call: Call) -> PermissionDecision:
         reason = (f"agent_ext cannot tell which files {call.unresolved[0]} reaches before it "

@@ -20,7 +20,7 @@ from typing import Any
 from agent_ext.core import Permission, Tier, ToolInvocation
 
 from .names import SHELL_NAMES, STATE_ONLY_TOOLS, family, fold
-from .paths import address_scheme, lexical, real, scheme
+from .paths import internal_read, lexical, real, scheme
 from .rules import DYNAMIC, Rule
 from .shell import SimpleCommand, analyse
 
@@ -272,14 +272,12 @@ def describe(invocation: ToolInvocation[Any], cwd: str) -> Call:
             call.invalid = (f"the path {text!r} contains {bad}, which no file name agent_ext "
                             "works with may hold")
             continue
-        kind = address_scheme(text)
-        if kind == "mcp":
-            server = mcp_server(text)
-            if server:
+        if internal_read(text):
+            kind = text.strip().split(":", 1)[0].lower()
+            if kind != "mcp":
+                call.unresolved.append(_as_written(text, kind))
+            elif server := mcp_server(text):
                 call.servers.append(server)
-            continue
-        if kind is not None:
-            call.unresolved.append(_as_written(text, kind))
             continue
         call.locations.append((real(text, cwd), lexical(text, cwd)))
     call.command = invocation.command()
