@@ -355,9 +355,6 @@ class RulePolicy:
         for rule in self._rules["ask"]:
             if self._hits(rule, call):
                 return self._ask(call, f"{rule.where()} asks for approval", rule.text)
-        if served is not None:
-            return self._ask(call, f"{served.where()} asks for approval of reading that MCP "
-                                   "server's resources", served.text)
         protected = self._protected(call)
         if protected is not None and self.mode is not Mode.BYPASS:
             reason = (f"{name} writes to {protected}, a protected place; agent_ext asks for "
@@ -368,6 +365,9 @@ class RulePolicy:
                                                         f"{reason}; ask the user to make this "
                                                         "change themselves")
             return PermissionDecision(Verdict.ASK, reason)
+        if served is not None:  # an ask rule: a deny one refused above
+            return self._ask(call, f"{served.where()} asks for approval of reading that MCP "
+                                   "server's resources", served.text)
         if call.shell is not None and not call.shell.complete:
             return self._ask(call, self._why_ask(call))
         if call.unresolved:
