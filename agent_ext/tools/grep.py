@@ -263,18 +263,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         return Found.from_scan(ScanResult(files=hits))
 
     def _report(self, query: GrepQuery, found: Found) -> ToolResult:
-        denied = self.ctx.services.get(ReadDenied)
-        asked = self.ctx.services.get(ReadAsked)
-        root = self.target.path
-        if callable(asked) and root is not None:
-            checks = [d for d in (denied,) if callable(d)]
-
-            def hidden(path: Path) -> bool:
-                return any(d(path) for d in checks) or asked(path, root)
-
-            denied = hidden
         report = Report(query, found, cwd=self.ctx.cwd, root=self.target,
-                        denied=denied if callable(denied) else None,
+                        denied=_hidden_by_rules(self.ctx, self.target.path),
                         timeout=self.grep.timeout, numbers=self.params.line_numbers is not False)
         text, shown = report.render(self.params.head_limit, self.params.offset)
         cache = _read_cache(self.ctx)
@@ -283,6 +273,22 @@ class GrepInvocation(ToolInvocation[GrepParams]):
                 with contextlib.suppress(OSError):
                     cache.record_read(path, full=False, cacheable=True)
         return ToolResult(llm_content=text, display=text, file_paths=shown)
+
+
+def _hidden_by_rules(ctx: ToolContext, root: Path | None) -> Callable[[Path], bool] | None:
+    """What the results leave out: files deny rules cover, and files ask rules cover when the
+    searched root is not covered by the same rule (else the search itself was asked about)."""
+    denied = ctx.services.get(ReadDenied)
+    asked = ctx.services.get(ReadAsked)
+    deny: ReadDenied | None = denied if callable(denied) else None
+    ask: ReadAsked | None = asked if callable(asked) else None
+    if ask is None or root is None:
+        return deny
+
+    def hidden(path: Path) -> bool:
+        return bool(deny is not None and deny(path)) or ask(path, root)
+
+    return hidden
 
 
 def _read_cache(ctx: ToolContext) -> ReadCache:

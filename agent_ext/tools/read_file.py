@@ -319,7 +319,7 @@ def _unchanged(path: Path) -> str:
 
 
 def _not_found(path: Path, cwd: Path, denied: ReadDenied | None = None) -> str:
-    """"File not found", with close names in its folder (never ones the rules hide)."""
+    """The not-found message, with close names in its folder (never ones the rules hide)."""
     message = f"File not found: {path}."
     parent = path.parent
     if not parent.is_dir():
