@@ -718,3 +718,18 @@ async def test_grep_shows_ask_covered_files_only_when_the_search_was_asked(proje
     every = agent(project, approver=approver, rules={"ask": ["Read"]})
     asked = await every.call_tool("grep", {"pattern": "TOPSECRET", "output_mode": "content"})
     assert SECRET in asked.text and len(approver.asked) == 2
+
+
+def test_urls_know_nothing_of_permissions() -> None:
+    """Schemes say which files an address reaches; deciding about them stays above."""
+    import ast
+
+    import agent_ext
+
+    root = Path(agent_ext.__file__).parent / "urls"
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert "permissions" not in node.module, path
+            if isinstance(node, ast.Import):
+                assert not any("permissions" in a.name for a in node.names), path
