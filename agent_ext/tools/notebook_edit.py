@@ -23,6 +23,7 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
+    ParamsError,
     Tier,
     Tool,
     ToolContext,
@@ -41,7 +42,7 @@ from agent_ext.notebook.edits import (
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import notebook_provider, notebook_reads, open_notebook
 
-from ._files import shown, unified_diff
+from ._files import refuse_control_characters, shown, unified_diff
 
 _RENAMES_SHOWN = 20
 
@@ -86,6 +87,10 @@ class NotebookEditTool(Tool[NotebookEditParams]):
     def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
         mode = params.edit_mode
         path = _path_text(params.notebook_path)
+        try:
+            refuse_control_characters(path or "", "`notebook_path`")
+        except ParamsError as err:
+            return str(err)
         if path is not None and not path.lower().endswith(".ipynb"):
             return (f"`notebook_path` {path!r} is not a .ipynb notebook; use edit or write_file "
                     "for other files")

@@ -472,7 +472,9 @@ async def test_control_characters_in_paths_are_refused_before_anything(project: 
     for tool, args in (("read_file", {"file_path": path}),
                        ("grep", {"pattern": "TOP", "path": path}),
                        ("write_file", {"file_path": path, "content": "x"}),
-                       ("edit", {"file_path": path, "old_string": "T", "new_string": "x"})):
+                       ("edit", {"file_path": path, "old_string": "T", "new_string": "x"}),
+                       ("notebook_edit", {"notebook_path": path + ".ipynb", "cell_id": "c1",
+                                          "new_source": "x"})):
         result = await a.call_tool(tool, args)
         assert result.is_error and result.error is not None, (tool, result.text)
         assert result.error.code == ErrorCode.INVALID_TOOL_PARAMS, (tool, result.text)
