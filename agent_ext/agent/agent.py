@@ -39,6 +39,7 @@ from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
 from agent_ext.tools import register_builtins
+from agent_ext.tools._files import ReadAsked
 from agent_ext.tools._ignore import ReadDenied
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
@@ -136,6 +137,7 @@ class Agent:
             self.context.services[RulePolicy] = self.policy
             # grep, glob and ls hide files that Read deny rules cover.
             self.context.services[ReadDenied] = self.policy.read_denied
+            self.context.services[ReadAsked] = self.policy.read_asked
         self._startup_notices = list(getattr(self.policy, "problems", ()))
         self._startup_notices += self.project_trust.problems
         search_notice = choose_tool_search(self.registry, self.cwd,

@@ -62,6 +62,18 @@ class McpScheme:
     def tier_for(self, url: ParsedURL) -> Tier:
         return Tier.READ
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        """The address itself, from which rules take the server it reads; a ``file://``
+        resource also names the local file, so path rules apply to it as to the path."""
+        rest = url.href.strip().split("://", 1)[-1]
+        uri = unquote(rest.partition("/")[2])
+        found = [url.href]
+        if uri.lower().startswith("file://"):
+            path = unquote(uri[len("file://"):])
+            path = path if path.startswith("/") else "/" + path.partition("/")[2]
+            found.append(path)
+        return found
+
     async def resolve(self, url: ParsedURL, selector: Any) -> Resolved:
         if not url.hierarchical:
             raise URLError(f"{url.href!r} is not an mcp:// address; use {FORMS}.",

@@ -75,6 +75,11 @@ def plan_edit(snapshot: NotebookSnapshot, request: EditRequest, reads: NotebookR
               address: str) -> EditPlan:
     """Resolve and check ``request`` against ``snapshot``; raises NotebookError."""
     cells = snapshot.cells
+    # Whole-notebook checks first: a cell reference is resolved (and its errors, which may
+    # quote cells, are shown) only once the session has seen every cell as it is now.
+    problem = reads.check_edit(snapshot, None, address=address)
+    if problem is not None:
+        raise NotebookError(*problem)
     target = _resolve(snapshot, request.cell, address) if request.cell is not None else None
     if request.mode != "insert" and target is None:
         raise NotebookError(ErrorCode.INVALID_TOOL_PARAMS,

@@ -117,6 +117,16 @@ class NotebookReads:
         with self._lock:
             self._records.clear()
 
+    def unread(self, path: str | None, *, address: str) -> tuple[str, str] | None:
+        """``(code, message)`` when this session has no read of the notebook at ``path``.
+
+        Answered from the record alone, so an edit of a notebook the session never read is
+        refused without opening it (nothing of it reaches the model before it is read).
+        """
+        with self._lock:
+            known = notebook_key(path) in self._records
+        return None if known else _unread(address)
+
     def check_edit(self, snapshot: NotebookSnapshot, cell_id: str | None, *,
                    address: str | None = None) -> tuple[str, str] | None:
         """None when the session may edit ``cell_id`` (None: only the id list matters, as for an
@@ -126,10 +136,7 @@ class NotebookReads:
         with self._lock:
             rec = self._records.get(notebook_key(snapshot.path))
             if rec is None:
-                return ErrorCode.EDIT_REQUIRES_PRIOR_READ, (
-                    f"You have not read {where} in this session, so editing it could destroy "
-                    f"work you have not seen. Read it with read_file {where} first (page "
-                    f"through a large one with {where}:cells=0-49 and so on), then retry.")
+                return _unread(where)
             if rec.ids != ids:
                 what = _id_changes(rec.ids, ids, snapshot)
                 return ErrorCode.FILE_CHANGED_SINCE_READ, (
@@ -155,6 +162,13 @@ class NotebookReads:
                     f"read_file {where}:cells={_first_span(missing)} (add :source to leave "
                     "outputs out), then retry.")
         return None
+
+
+def _unread(where: str) -> tuple[str, str]:
+    return ErrorCode.EDIT_REQUIRES_PRIOR_READ, (
+        f"You have not read {where} in this session, so editing it could destroy work you have "
+        f"not seen. Read it with read_file {where} first (page through a large one with "
+        f"{where}:cells=0-49 and so on), then retry.")
 
 
 def _state(rec: _Record) -> ReadState:

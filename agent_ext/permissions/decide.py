@@ -29,7 +29,7 @@ from .modes import (
     parse_mode,
 )
 from .names import SHELL_NAMES, scopes_for, suggest_rules
-from .paths import PathPattern, compile_path, inside, internal_read, lexical, real, url_hosts
+from .paths import PathPattern, compile_path, inside, lexical, real, state_only, url_hosts
 from .policy import PermissionDecision, Verdict
 from .rules import KINDS, Rule, RuleKind, RuleOrigin, RuleProblem, domain_matches, parse_rule
 from .shell_rules import (
@@ -216,19 +216,36 @@ class RulePolicy:
 
     def hidden(self, name: str) -> bool:
         """Whether a bare-name deny rule removes this tool from the model's view."""
-        return any(r.form == "tool" and r.covers_tool(name, None) for r in self._rules["deny"])
+        server, remote = self._origin(name)
+        return any(r.form == "tool" and r.covers_tool(name, server, remote)
+                   for r in self._rules["deny"])
+
+    def _origin(self, name: str) -> tuple[str | None, str | None]:
+        """The MCP server and the tool's own name there, for a tool of a server."""
+        registry = self.registry
+        if registry is None or not registry.is_external(name):
+            return None, None
+        try:
+            tool = registry.get(name)
+        except Exception:  # noqa: BLE001  a tool that cannot load is matched by its name
+            return None, None
+        remote = getattr(tool, "mcp_name", None)
+        return tool.server, remote if isinstance(remote, str) else None
 
     # -- matching -------------------------------------------------------------------------------
 
     def _pattern(self, rule: Rule) -> PathPattern:
+        """The rule's compiled path pattern; deny and ask rules match folded spellings too."""
         spec = rule.specifier or ""
-        if spec not in self._patterns:
-            self._patterns[spec] = compile_path(spec, project=self.cwd, cwd=self.cwd,
-                                                home=self.home)
-        return self._patterns[spec]
+        folded = rule.kind != "allow"
+        key = f"{'folded' if folded else 'exact'}:{spec}"
+        if key not in self._patterns:
+            self._patterns[key] = compile_path(spec, project=self.cwd, cwd=self.cwd,
+                                               home=self.home, folded=folded)
+        return self._patterns[key]
 
     def _covers(self, rule: Rule, call: Call) -> bool:
-        if rule.covers_tool(call.name, call.server):
+        if rule.covers_tool(call.name, call.server, call.remote_name):
             return True
         shell_rule = rule.form == "command" or rule.tool in SHELL_NAMES
         return shell_rule and call.command is not None
@@ -335,7 +352,10 @@ class RulePolicy:
 
     def read_denied(self, path: str | Path, tool: str = "read_file") -> bool:
         """Whether a deny rule hides ``path`` from ``tool`` (grep/glob/ls filter with this)."""
-        resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
+        try:
+            resolved, plain = real(path, self.cwd), lexical(path, self.cwd)
+        except ValueError:  # a NUL: no file the rules could name, and none to show
+            return True
         for rule in self._rules["deny"]:
             if not rule.covers_tool(tool, None):
                 continue
@@ -345,6 +365,25 @@ class RulePolicy:
                 pattern = self._pattern(rule)
                 if pattern.matches(resolved) or pattern.matches(plain):
                     return True
+        return False
+
+    def read_asked(self, path: str | Path, root: str | Path, tool: str = "read_file") -> bool:
+        """Whether an ask path rule covers ``path`` but not the searched ``root``.
+
+        A search over a folder leaves such files out (grep filters with this): reading one by
+        name would ask. When the rule covers the root too, the search itself was asked about.
+        """
+        try:
+            here = (real(path, self.cwd), lexical(path, self.cwd))
+            top = (real(root, self.cwd), lexical(root, self.cwd))
+        except ValueError:  # a NUL: no file the rules could name, and none to show
+            return True
+        for rule in self._rules["ask"]:
+            if rule.form != "path" or not rule.covers_tool(tool, None):
+                continue
+            pattern = self._pattern(rule)
+            if any(map(pattern.matches, here)) and not any(map(pattern.matches, top)):
+                return True
         return False
 
     # -- deciding -------------------------------------------------------------------------------
@@ -365,12 +404,21 @@ class RulePolicy:
         name = call.name
         if call.opinion is Permission.DENY:
             return PermissionDecision(Verdict.DENY, f"{name} refuses this call")
+        if call.invalid is not None:
+            return PermissionDecision(Verdict.DENY, f"{name} was refused: {call.invalid}; "
+                                                    "give the path without it")
         for rule in self._rules["deny"]:
             if self._hits(rule, call):
                 return PermissionDecision(
                     Verdict.DENY, f"denied by {rule.where()}{self._shell_note(rule, call)}; "
                                   "the user has ruled it out, so do "
                                   "not try to get the same effect another way", rule.text)
+        served = self._served(call)
+        if served is not None and served.kind == "deny":
+            return PermissionDecision(
+                Verdict.DENY, f"denied by {served.where()}, which covers reading that MCP "
+                              "server's resources too; the user has ruled it out, so do not try "
+                              "to get the same effect another way", served.text)
         if self.mode is Mode.PLAN and call.tier > Tier.READ:
             return PermissionDecision(Verdict.DENY, PLAN_DENIAL)
         for rule in self._rules["ask"]:
@@ -378,11 +426,22 @@ class RulePolicy:
                 return self._ask(call, f"{rule.where()} asks for approval"
                                  f"{self._shell_note(rule, call)}", rule.text)
         protected = self._protected(call)
-        if protected is not None:
-            return self._ask(call, f"{name} writes to {protected}, a protected place; "
-                                   "agent_ext asks for these in every mode")
+        if protected is not None and self.mode is not Mode.BYPASS:
+            reason = (f"{name} writes to {protected}, a protected place; agent_ext asks for "
+                      "these in every mode but bypassPermissions, and no allow rule or mode "
+                      "approves them")
+            if self.mode is Mode.DONT_ASK:
+                return PermissionDecision(Verdict.DENY, f"agent_ext is in dontAsk mode and "
+                                                        f"{reason}; ask the user to make this "
+                                                        "change themselves")
+            return PermissionDecision(Verdict.ASK, reason)
+        if served is not None:  # an ask rule: a deny one refused above
+            return self._ask(call, f"{served.where()} asks for approval of reading that MCP "
+                                   "server's resources", served.text)
         if call.shell is not None and not call.shell.complete:
             return self._ask(call, self._why_ask(call))
+        if call.unresolved:
+            return self._unresolved(call)
         if self.mode is Mode.BYPASS:
             return PermissionDecision(Verdict.ALLOW, "bypassPermissions mode")
         allowed = self._allowed_by(call)
@@ -397,6 +456,23 @@ class RulePolicy:
             return self._classify(call)
         return self._ask(call, self._why_ask(call))
 
+    def _served(self, call: Call) -> Rule | None:
+        """The first deny (else ask) rule naming an MCP server whose resources the call reads
+        (``mcp://``): such a read counts as a call of that server."""
+        for kind in ("deny", "ask"):
+            for rule in self._rules[kind]:
+                if any(rule.covers_server(server) for server in call.servers):
+                    return rule
+        return None
+
+    def _unresolved(self, call: Call) -> PermissionDecision:
+        reason = (f"agent_ext cannot tell which files {call.unresolved[0]} reaches before it "
+                  "is read, so no rule or mode can approve it unasked")
+        if self.mode in (Mode.DONT_ASK, Mode.PLAN):
+            return PermissionDecision(Verdict.DENY, f"agent_ext is in {self.mode.value} mode "
+                                                    f"and {reason}; name the file by its path")
+        return PermissionDecision(Verdict.ASK, reason)
+
     def _allowed_by(self, call: Call) -> list[Rule]:
         if call.command is not None:
             return self._shell_allow(call) or []
@@ -410,11 +486,11 @@ class RulePolicy:
             paths = [*call.shell.write_paths, *call.shell.written_arguments]
         elif call.tier >= Tier.WRITE:
             paths = [p for pair in call.locations for p in pair]
-        return first_protected(paths, self.cwd, self.config_dir)
+        return first_protected(paths, self.config_dir)
 
     def _inside(self, call: Call) -> bool:
         """Every location is under a working root, and nothing is fetched from the network."""
-        if call.url is not None and not internal_read(call.url):
+        if call.url is not None and not state_only(call.url):
             return False
         return all(inside(r, self.roots) for r, _ in call.locations)
 
@@ -476,12 +552,26 @@ class RulePolicy:
     # -- "always allow" -------------------------------------------------------------------------
 
     def scopes(self, invocation: ToolInvocation[Any]) -> tuple[str, ...]:
-        """What "always allow" may cover for this call, narrowest first."""
-        return scopes_for(invocation)
+        """What "always allow" may cover for this call, narrowest first (none for a write to
+        a protected place)."""
+        return () if self._writes_protected(invocation) else scopes_for(invocation)
+
+    def _writes_protected(self, invocation: ToolInvocation[Any]) -> bool:
+        try:
+            call = describe(invocation, self.cwd)
+        except Exception:  # noqa: BLE001  a call the policy cannot read gets no rule either
+            return True
+        return self._protected(call) is not None or bool(call.unresolved)
 
     def always_allow(self, invocation: ToolInvocation[Any], scope: str | None,
                      persist: str) -> str:
-        """Add the narrowest sensible allow rule(s); with ``persist="project"`` also save them."""
+        """Add the narrowest sensible allow rule(s); with ``persist="project"`` also save them.
+
+        A write to a protected place gets no rule: such writes are approved one at a time, so
+        a rule saved now could never approve one later and would only widen other calls.
+        """
+        if self._writes_protected(invocation):
+            return ""
         texts = suggest_rules(invocation, scope, self.cwd)
         for text in texts:
             self.add_rule("allow", text, "session")

@@ -7,6 +7,7 @@ the user what to do next rather than only what happened.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -51,25 +52,62 @@ NO_CLASSIFIER = ("auto mode has no classifier configured, so agent_ext decides a
                  "mode; set one with %config AgentExt.auto_classifier = 'module:function' "
                  "(or classifier= of RulePolicy in Python)")
 
-PROTECTED_DIRS = (".git", ".ssh")
+#: Folder (or file) names that are protected wherever they appear in a path. ``.git`` is a
+#: file in worktrees and submodules, so a name matches whether it is a folder or a file.
+PROTECTED_NAMES: dict[str, str] = {
+    ".git": ".git/ (the repository's own data)",
+    ".agent_ext": ".agent_ext/ (agent_ext settings)",
+    ".mcp.json": ".mcp.json (MCP servers agent_ext starts)",
+    ".ssh": ".ssh/ (SSH keys and configuration)",
+    # git runs commands its configuration names (core.pager, core.fsmonitor, aliases), so an
+    # edit there turns an allowed `git status` into any command.
+    ".gitconfig": ".gitconfig (git's configuration)",
+}
+#: Runs of components protected together: git's configuration in the XDG folder.
+PROTECTED_RUNS: dict[tuple[str, ...], str] = {
+    (".config", "git"): ".config/git/ (git's configuration)",
+}
 
 
-def protected_place(path: str, project: str, config_dir: str) -> str | None:
-    """Which protected place ``path`` is in (``.git/``, ``.ssh/``, settings dirs), or None."""
-    parts = path.split("/")
-    for name in PROTECTED_DIRS:
+def fold_component(name: str) -> str:
+    """A path component as a case-insensitive file system may see it.
+
+    NFKC and case folding, with format characters (zero-width joiners and the like, which some
+    file systems ignore) removed, an NTFS stream suffix (``:$DATA``) cut and trailing dots and
+    spaces dropped (as Windows does), so ``.GIT``, ``.Git.``, ``.git::$INDEX_ALLOCATION`` and a
+    full-width ``.ｇｉｔ`` all name ``.git``.
+    """
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold()
+    text = text.split(":", 1)[0] or text
+    return text.rstrip(". ") or text
+
+
+def protected_place(path: str, config_dir: str) -> str | None:
+    """Which protected place ``path`` is in, or None.
+
+    The places: any path component named as in PROTECTED_NAMES (``.git``, ``.agent_ext``,
+    ``.mcp.json``...) or run of them in PROTECTED_RUNS, compared as ``fold_component`` does,
+    and agent_ext's user config directory.
+    """
+    parts = [fold_component(p) for p in path.split("/") if p]
+    for name, place in PROTECTED_NAMES.items():
         if name in parts:
-            return f"{name}/"
-    if ".agent_ext" in parts or inside(path, [project.rstrip("/") + "/.agent_ext"]):
-        return ".agent_ext/ (agent_ext settings)"
-    if inside(path, [config_dir]):
+            return place
+    for run, place in PROTECTED_RUNS.items():
+        if any(tuple(parts[i:i + len(run)]) == run for i in range(len(parts))):
+            return place
+    folded = "/" + "/".join(parts)
+    config = "/" + "/".join(fold_component(p) for p in config_dir.split("/") if p)
+    if inside(folded, [config]):
         return "agent_ext's user config directory"
     return None
 
 
-def first_protected(paths: Iterable[str], project: str, config_dir: str) -> str | None:
+def first_protected(paths: Iterable[str], config_dir: str) -> str | None:
+    """``path (place)`` for the first of ``paths`` in a protected place, or None."""
     for path in paths:
-        place = protected_place(path, project, config_dir)
+        place = protected_place(path, config_dir)
         if place is not None:
             return f"{path} ({place})"
     return None

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _GLOB_CHARS = frozenset("*?")
-#: Internal URLs that only read the agent's or the kernel's own state.
-READ_SCHEMES = frozenset({"var", "history", "nb", "cell", "out", "mcp"})
+#: Internal URLs that touch no file, only the kernel's own state.
+STATE_SCHEMES = frozenset({"var", "history"})
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):/")
+_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
 
 
 def scheme(text: str) -> str | None:
@@ -28,9 +29,29 @@ def scheme(text: str) -> str | None:
     return found.group(1).lower() if found and len(found.group(1)) > 1 else None
 
 
+def address_scheme(location: str) -> str | None:
+    """The scheme of a location that is an address rather than a path, else None.
+
+    Tools report paths as absolute paths, so any location that does not start with ``/`` and
+    begins ``scheme:`` is an address, however ``Path`` spelt it (``Path("nb://x")`` reads
+    ``nb:/x``, ``Path("nb://")`` reads ``nb:``, an opaque ``name:value`` stays as it is).
+    """
+    found = _ADDRESS.match(location.strip())
+    return found.group(1).lower() if found else None
+
+
 def internal_read(text: str) -> bool:
-    """Whether ``text`` names an internal read-only URL (``var://x``, ``history://3``)."""
-    return scheme(text) in READ_SCHEMES
+    """Whether ``text`` is an address (``nb://x.ipynb``, ``mcp://s/u``) rather than a path.
+
+    Tools report the files an address reaches through its URL scheme; an address left among a
+    call's locations is one the scheme could not resolve, never a path to match rules on.
+    """
+    return address_scheme(text) is not None
+
+
+def state_only(text: str) -> bool:
+    """Whether ``text`` is an address of kernel state (``var://x``, ``history://3``)."""
+    return scheme(text) in STATE_SCHEMES
 
 
 def url_hosts(url: str) -> set[str]:
@@ -83,16 +104,25 @@ def inside(path: str, roots: Iterable[str]) -> bool:
 
 @dataclass(frozen=True)
 class PathPattern:
-    """A compiled path specifier: regexes over absolute paths (lexical and resolved bases)."""
+    """A compiled path specifier: regexes over absolute paths (lexical and resolved bases).
+
+    ``folded`` patterns (those of deny and ask rules) also match the path with its case and
+    Unicode composition changed, as a case-insensitive or normalising file system would open
+    it: ``SECRETS/key`` is then ``secrets/key``. Allow rules match the path as written.
+    """
 
     regexes: tuple[re.Pattern[str], ...]
+    folded: bool = False
 
     def matches(self, path: str) -> bool:
         """The path or one of its parent directories matches (gitignore semantics)."""
-        return any(r.fullmatch(a) for a in ancestors(path) for r in self.regexes)
+        spellings = {path, unicodedata.normalize("NFC", path)} if self.folded else {path}
+        return any(r.fullmatch(a) for p in spellings for a in ancestors(p)
+                   for r in self.regexes)
 
 
-def compile_path(spec: str, *, project: str, cwd: str, home: str) -> PathPattern:
+def compile_path(spec: str, *, project: str, cwd: str, home: str,
+                 folded: bool = False) -> PathPattern:
     """Compile a Read/Edit specifier against the anchors.
 
     ``//p`` is absolute, ``~/p`` is under home, ``/p`` is under the project root, ``./p`` and
@@ -121,8 +151,12 @@ def compile_path(spec: str, *, project: str, cwd: str, home: str) -> PathPattern
     fixed = posixpath.join(base, *literal)
     bases = dict.fromkeys((posixpath.normpath(fixed), os.path.realpath(fixed)))
     tail = "".join(_component(p) for p in parts)
-    regexes = tuple(re.compile(re.escape(b.rstrip("/")) + tail, re.DOTALL) for b in bases)
-    return PathPattern(regexes)
+    flags = re.DOTALL | (re.IGNORECASE if folded else 0)
+    if folded:
+        bases |= dict.fromkeys(unicodedata.normalize("NFC", b) for b in list(bases))
+        tail = unicodedata.normalize("NFC", tail)
+    regexes = tuple(re.compile(re.escape(b.rstrip("/")) + tail, flags) for b in bases)
+    return PathPattern(regexes, folded)
 
 
 def _component(part: str) -> str:

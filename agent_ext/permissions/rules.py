@@ -7,6 +7,7 @@ the file, the line and what is wrong; it never silently matches nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ _CHAR, _STAR, _OPT = 0, 1, 2
 Token = tuple[int, str]
 #: Stands for a word whose value is only known when the shell runs (``$X``, ``$(...)``).
 DYNAMIC = object()
+_NOT_NAME = re.compile(r"[^a-z0-9_-]")
 
 
 @dataclass(frozen=True)
@@ -171,8 +173,40 @@ class Rule:
         """``Bash(rm *) in /p/.agent_ext/settings.json:7`` (for reasons)."""
         return f"{self.text} in {self.origin.describe()}"
 
-    def covers_tool(self, name: str, server: str | None) -> bool:
-        return self.selector.covers(name, server)
+    def covers_tool(self, name: str, server: str | None, remote: str | None = None) -> bool:
+        """Whether the rule covers the tool registered as ``name``.
+
+        For an MCP tool (``server`` given, ``remote`` its own name on the server) the rule is
+        also matched on the pair, so ``mcp__srv__tool`` still covers a tool whose registered
+        name was shortened or made unique, and ``mcp__a__b`` names the server ``a__b``.
+        """
+        if server is None or not self.tool.startswith("mcp__"):
+            return self.selector.covers(name, server)
+        if self.covers_server(server) or fold(name) in self.selector.names:
+            return True
+        return remote is not None and self.tool[5:] in _spellings(f"{server}__{remote}")
+
+    def covers_server(self, server: str) -> bool:
+        """Whether the rule names the whole MCP server (``mcp__srv`` or ``mcp__srv__*``).
+
+        ``mcp__a__b`` could be the server ``a__b`` or the tool ``b`` of ``a``: a deny or ask
+        rule takes both readings, an allow rule only the tool (``mcp__a__b__*`` allows the
+        whole server ``a__b``), so an unexpected server name never widens an allow rule.
+        """
+        if not self.tool.startswith("mcp__"):
+            return False
+        rest = self.tool[5:]
+        if rest.endswith("__*"):
+            rest = rest[:-3]
+        elif self.kind == "allow" and "__" in rest:
+            return False
+        return rest in _spellings(server)
+
+
+def _spellings(name: str) -> set[str]:
+    """``name`` folded as written and with the characters tool names refuse made ``_``."""
+    folded = fold(name)
+    return {folded, _NOT_NAME.sub("_", folded)}
 
 
 def _split(text: str) -> tuple[str, str | None] | str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -266,11 +267,20 @@ class Call:
     server: str | None
     tier: Tier
     opinion: Permission
-    #: (resolved, lexical) for each filesystem location; internal URLs are left out.
+    #: (resolved, lexical) for each filesystem location, internal URLs resolved to theirs.
     locations: list[tuple[str, str]] = field(default_factory=list)
     command: str | None = None
     shell: ShellView | None = None
     url: str | None = None
+    #: Addresses whose files could not be worked out before the call runs (never allowed).
+    unresolved: list[str] = field(default_factory=list)
+    #: MCP servers whose resources the call reads (``mcp://server/...``): rules naming the
+    #: server apply as to a call of one of its tools.
+    servers: list[str] = field(default_factory=list)
+    #: The tool's own name on its MCP server (before the registry made it ``mcp__s__t``).
+    remote_name: str | None = None
+    #: Why a location cannot be a path at all (a NUL or other control character), or None.
+    invalid: str | None = None
 
     @property
     def family(self) -> str:
@@ -278,16 +288,55 @@ class Call:
 
 
 def describe(invocation: ToolInvocation[Any], cwd: str) -> Call:
-    """Gather the facts rules and modes decide on; raises if the invocation cannot say them."""
+    """Gather the facts rules and modes decide on; raises if the invocation cannot say them.
+
+    A location is a path, or an address the tool's URL scheme could not turn into paths: an
+    ``mcp://server/...`` address names the server it reads from, any other is unresolved.
+    """
     tool = invocation.tool
     call = Call(invocation, tool.name, tool.server, call_tier(invocation),
                 invocation.default_permission())
+    remote = getattr(tool, "mcp_name", None)
+    call.remote_name = remote if isinstance(remote, str) and tool.server else None
     for location in invocation.locations():
         text = os.fspath(location)
-        if not internal_read(text):
-            call.locations.append((real(text, cwd), lexical(text, cwd)))
+        bad = control_character(text)
+        if bad is not None:
+            call.invalid = (f"the path {text!r} contains {bad}, which no file name agent_ext "
+                            "works with may hold")
+            continue
+        if internal_read(text):
+            kind = text.strip().split(":", 1)[0].lower()
+            if kind != "mcp":
+                call.unresolved.append(_as_written(text, kind))
+            elif server := mcp_server(text):
+                call.servers.append(server)
+            continue
+        call.locations.append((real(text, cwd), lexical(text, cwd)))
     call.command = invocation.command()
     if call.command is not None:
         call.shell = shell_view(call.command, real(invocation.ctx.cwd, cwd))
     call.url = invocation.url()
     return call
+
+
+def _as_written(address: str, kind: str) -> str:
+    """``scheme://...`` again for an address ``Path`` spelt ``scheme:/...`` (for reasons)."""
+    head, _, rest = address.partition(":")
+    if rest.startswith("//") or not (rest.startswith("/") or not rest):
+        return address
+    return f"{kind}://{rest.lstrip('/')}" if head.lower() == kind else address
+
+
+def control_character(text: str) -> str | None:
+    """A description of the first control character in ``text`` (NUL, newline...), or None."""
+    for ch in text:
+        if unicodedata.category(ch) == "Cc":
+            return "a NUL byte" if ch == "\x00" else f"the control character {ch!r}"
+    return None
+
+
+def mcp_server(address: str) -> str:
+    """The server of ``mcp://server/...`` (also as ``mcp:/server/...``, a path's spelling)."""
+    rest = address.split(":", 1)[1].lstrip("/")
+    return urllib.parse.unquote(rest.split("/", 1)[0])

@@ -14,10 +14,11 @@ import difflib
 import os
 import stat
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from agent_ext.core import (
     ConfirmationDetails,
@@ -81,6 +82,7 @@ def parse_target(ctx: ToolContext, text: str) -> PathArg:
     A ``scheme://`` URL is checked against the session's router here, so an unknown scheme is
     refused before any permission prompt.
     """
+    refuse_control_characters(text)
     router = session_service(ctx, URLRouter)
     try:
         arg = parse_path_arg(text, ctx.cwd, schemes=router.names(), unpeeled=router.unpeeled())
@@ -89,6 +91,17 @@ def parse_target(ctx: ToolContext, text: str) -> PathArg:
     except (ValueError, URLError) as err:
         raise ParamsError(str(err)) from None
     return arg
+
+
+def target_locations(ctx: ToolContext, target: PathArg) -> list[Path]:
+    """What a path argument touches: its path, or the files its URL's scheme says it reaches.
+
+    An address the scheme cannot resolve stays in the list as written (``Path`` keeps its
+    scheme), which the permission layer asks about rather than matching it as a path.
+    """
+    if target.url is not None:
+        return [Path(p) for p in session_service(ctx, URLRouter).locations(target.url)]
+    return [target.path] if target.path is not None else []
 
 
 def parse_write_target(ctx: ToolContext, text: str) -> PathArg:
@@ -100,9 +113,28 @@ def parse_write_target(ctx: ToolContext, text: str) -> PathArg:
     return arg
 
 
+def refuse_control_characters(text: str, what: str = "the path") -> None:
+    """Raise ParamsError when ``text`` holds a NUL or another control character.
+
+    No file the tools work with has one in its name, and the operating system would cut a
+    path at a NUL, so such a path is refused before any rule is matched or file opened.
+    """
+    for ch in text:
+        if unicodedata.category(ch) == "Cc":
+            name = "a NUL byte" if ch == "\x00" else f"the control character {ch!r}"
+            raise ParamsError(f"{what} {text!r} contains {name}; give the path without it")
+
+
 def call_id(control: ExecControl) -> str:
     """The id of the call being run, when the pipeline provides one (for the edit history)."""
     return control.call_id
+
+
+class ReadAsked(Protocol):
+    """The session's ask rules, for searches (the services key): True when an ask rule covers
+    ``path`` but not the searched ``root``, so the search leaves the file out."""
+
+    def __call__(self, path: Path, root: Path) -> bool: ...
 
 
 class RefusalError(Exception):
@@ -378,7 +410,7 @@ class ChangeInvocation(ToolInvocation[P]):
             self.target.path or "")
 
     def locations(self) -> list[Path]:
-        return [self.target.path] if self.target.path is not None else []
+        return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
         if self.target.url is None:
@@ -394,6 +426,7 @@ class ChangeInvocation(ToolInvocation[P]):
             try:
                 if self.target.url is not None:
                     router = session_service(self.ctx, URLRouter)
+                    await router.check_write(self.target.url)
                     self._plan = await self._plan_url(self.target.url, router)
                 else:
                     assert self.target.path is not None

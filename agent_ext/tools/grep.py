@@ -25,6 +25,7 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
+    ParamsError,
     Tier,
     Tool,
     ToolContext,
@@ -34,6 +35,7 @@ from agent_ext.core import (
 from agent_ext.fs import PathArg, ReadCache, parse_path_arg
 from agent_ext.urls import URLError, URLRouter
 
+from ._files import ReadAsked, refuse_control_characters, target_locations
 from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
@@ -105,9 +107,15 @@ class GrepTool(Tool[GrepParams]):
 
     def check(self, params: GrepParams, ctx: ToolContext) -> str | None:
         try:
+            refuse_control_characters(params.path or "", "`path`")
             target = _target(params, ctx)
+        except ParamsError as err:
+            return str(err)
         except ValueError as err:
             return f"`path`: {err}"
+        denied = ctx.services.get(ReadDenied)
+        if callable(denied) and target.path is not None and denied(target.path):
+            return None  # the permission layer refuses it, without saying whether it exists
         if target.path is not None and not target.path.exists():
             if any(c in (params.path or "") for c in "*?[{"):
                 return (f"`path` {params.path!r} looks like a glob; give the directory as "
@@ -160,6 +168,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         return f"grep {self.params.pattern!r} in {self.params.path or '.'}"
 
     def locations(self) -> list[Path]:
+        if self.target.url is not None and _router(self.ctx) is not None:
+            return target_locations(self.ctx, self.target)
         return [self.target.path] if self.target.path is not None else []
 
     def tier(self) -> Tier:
@@ -226,9 +236,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         return Found.from_scan(ScanResult(files=hits))
 
     def _report(self, query: GrepQuery, found: Found) -> ToolResult:
-        denied = self.ctx.services.get(ReadDenied)
         report = Report(query, found, cwd=self.ctx.cwd, root=self.target,
-                        denied=denied if callable(denied) else None,
+                        denied=_hidden_by_rules(self.ctx, self.target.path),
                         timeout=self.grep.timeout, numbers=self.params.line_numbers is not False)
         text, shown = report.render(self.params.head_limit, self.params.offset)
         cache = _read_cache(self.ctx)
@@ -237,6 +246,22 @@ class GrepInvocation(ToolInvocation[GrepParams]):
                 with contextlib.suppress(OSError):
                     cache.record_read(path, full=False, cacheable=True)
         return ToolResult(llm_content=text, display=text, file_paths=shown)
+
+
+def _hidden_by_rules(ctx: ToolContext, root: Path | None) -> Callable[[Path], bool] | None:
+    """What the results leave out: files deny rules cover, and files ask rules cover when the
+    searched root is not covered by the same rule (else the search itself was asked about)."""
+    denied = ctx.services.get(ReadDenied)
+    asked = ctx.services.get(ReadAsked)
+    deny: ReadDenied | None = denied if callable(denied) else None
+    ask: ReadAsked | None = asked if callable(asked) else None
+    if ask is None or root is None:
+        return deny
+
+    def hidden(path: Path) -> bool:
+        return bool(deny is not None and deny(path)) or ask(path, root)
+
+    return hidden
 
 
 def _read_cache(ctx: ToolContext) -> ReadCache:
@@ -390,8 +415,6 @@ class Report:
 
     def _warnings(self) -> list[str]:
         notes = []
-        if self.hidden:
-            notes.append(f"{self.hidden} result(s) hidden by permission rules.")
         reasons = {"timeout": f"it timed out after {self.timeout:g}s",
                    "cancelled": "it was cancelled",
                    "output": "it produced too much output"}

@@ -23,6 +23,7 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
+    ParamsError,
     Tier,
     Tool,
     ToolContext,
@@ -41,7 +42,7 @@ from agent_ext.notebook.edits import (
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import notebook_provider, notebook_reads, open_notebook
 
-from ._files import shown, unified_diff
+from ._files import refuse_control_characters, shown, unified_diff
 
 _RENAMES_SHOWN = 20
 
@@ -72,6 +73,10 @@ class NotebookEditTool(Tool[NotebookEditParams]):
     def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
         mode = params.edit_mode
         path = _path_text(params.notebook_path)
+        try:
+            refuse_control_characters(path or "", "`notebook_path`")
+        except ParamsError as err:
+            return str(err)
         if path is not None and not path.lower().endswith(".ipynb"):
             return (f"`notebook_path` {path!r} is not a .ipynb notebook; use edit or write_file "
                     "for other files")
@@ -105,19 +110,27 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         self._doc: NotebookDocument | None = None
         self._plan: EditPlan | NotebookError | None = None
         self._override: str | None = None
+        self._current: str | None = None
 
     def description(self) -> str:
         target = self.params.cell_id or ("top" if self.params.edit_mode == "insert" else "")
         return f"notebook_edit {self.params.edit_mode} {target} in {self._name()}"
 
     def locations(self) -> list[Path]:
+        """The notebook's path; for the open notebook, where it is (looked up, not read).
+
+        When the open notebook's path is not known the address ``nb://`` stands in, which the
+        permission layer asks about rather than allowing.
+        """
         if self.path is not None:
             return [self.path]
-        try:
-            doc = notebook_provider(self.ctx).current()
-        except Exception:  # noqa: BLE001  no current notebook: nothing to match rules on
-            return []
-        return [Path(doc.path)] if doc is not None and doc.path else []
+        if self._current is None:
+            try:
+                doc = notebook_provider(self.ctx).current()
+            except Exception:  # noqa: BLE001  a provider that cannot tell: the place is unknown
+                doc = None
+            self._current = doc.path if doc is not None and doc.path else ""
+        return [Path(self._current)] if self._current else [Path("nb://")]
 
     def tier(self) -> Tier:
         return Tier.WRITE
@@ -125,8 +138,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
     def _name(self) -> str:
         if self.path is not None:
             return shown(self.path, self.ctx.cwd)
-        found = self.locations()
-        return shown(found[0], self.ctx.cwd) if found else "the current notebook"
+        found = self._notebook_path()
+        return shown(Path(found), self.ctx.cwd) if found else "the current notebook"
 
     def _address(self) -> str:
         return "nb://" if self.path is None else os.fspath(self.path)
@@ -147,6 +160,11 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         """The checked edit, computed once; raises NotebookError."""
         if self._plan is None:
             try:
+                path = self._notebook_path()
+                unread = (notebook_reads(self.ctx).unread(path, address=self._address())
+                          if path is not None else None)
+                if unread is not None:
+                    raise NotebookError(*unread)
                 snapshot = await self.document().read()
                 self._plan = plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
                                        address=self._address())
@@ -218,7 +236,7 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
                           file_paths=[path] if path else [])
 
     def _notebook_path(self) -> str | None:
-        found = self.locations()
+        found = [p for p in self.locations() if p != Path("nb://")]
         return os.fspath(found[0]) if found else None
 
     def _label(self, plan: EditPlan) -> str:

@@ -46,7 +46,9 @@ from ._files import (
     parse_target,
     session_service,
     split_lines,
+    target_locations,
 )
+from ._ignore import ReadDenied
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
@@ -122,7 +124,7 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         return f"read_file {self.target.path}{suffix}"
 
     def locations(self) -> list[Path]:
-        return [self.target.path] if self.target.path is not None else []
+        return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
         if self.target.url is None:
@@ -150,7 +152,9 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         try:
             fd, st = open_regular(path)
         except FileNotFoundError:
-            return ToolResult.fail(ErrorCode.FILE_NOT_FOUND, _not_found(path, self.ctx.cwd))
+            denied = self.ctx.services.get(ReadDenied)
+            return ToolResult.fail(ErrorCode.FILE_NOT_FOUND, _not_found(
+                path, self.ctx.cwd, denied if callable(denied) else None))
         except RefusalError as refusal:
             return ToolResult.fail(refusal.code, refusal.message)
         except OSError as err:
@@ -311,13 +315,15 @@ def _unchanged(path: Path) -> str:
             "(for example offset=1, limit=2000).")
 
 
-def _not_found(path: Path, cwd: Path) -> str:
+def _not_found(path: Path, cwd: Path, denied: ReadDenied | None = None) -> str:
+    """The not-found message, with close names in its folder (never ones the rules hide)."""
     message = f"File not found: {path}."
     parent = path.parent
     if not parent.is_dir():
         return f"{message} The folder {parent} does not exist either. Use ls or glob to find it."
     try:
-        names = [p.name for p in parent.iterdir()]
+        names = [p.name for p in parent.iterdir()
+                 if denied is None or not denied(parent / p.name)]
     except OSError:
         names = []
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)

@@ -3,6 +3,7 @@
 from .parse import ParsedURL, extract_scheme, is_url, normalize_local, parse_url
 from .router import (
     CompletingScheme,
+    LocatingScheme,
     Resolved,
     SchemeRegistrationError,
     UnknownSchemeError,
@@ -14,6 +15,7 @@ from .router import (
 
 __all__ = [
     "CompletingScheme",
+    "LocatingScheme",
     "ParsedURL",
     "Resolved",
     "SchemeRegistrationError",

@@ -67,6 +67,16 @@ class WritableScheme(URLScheme, Protocol):
 
 
 @runtime_checkable
+class LocatingScheme(URLScheme, Protocol):
+    """A scheme that says which files a URL reaches, so path rules apply to it as to a path."""
+
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        """The absolute paths reading or writing ``url`` touches ([] for none: kernel state),
+        or None when that cannot be known before the URL is read."""
+        ...
+
+
+@runtime_checkable
 class CompletingScheme(URLScheme, Protocol):
     """A scheme that offers completions for what follows ``scheme://``."""
 
@@ -186,6 +196,33 @@ class URLRouter:
     def tier_for(self, text: str | ParsedURL) -> Tier:
         url, scheme = self.lookup(text)
         return scheme.tier_for(url)
+
+    async def check_write(self, text: str | ParsedURL) -> None:
+        """Raise URLError when a write to ``text`` would be refused, before anything of the
+        resource is read for a diff (schemes with a ``check_write`` say; others accept)."""
+        url, scheme = self.lookup(text)
+        check = getattr(scheme, "check_write", None)
+        if callable(check):
+            await check(url)
+
+    def locations(self, text: str | ParsedURL) -> list[str]:
+        """What a tool reports as the locations of ``text``: the files its scheme says it
+        reaches, or the address itself when the scheme cannot say (or is not a LocatingScheme).
+
+        An address left among a call's locations is never taken for a path: the permission
+        layer asks about it (``mcp://`` addresses name the server instead). Never raises.
+        """
+        try:
+            url, scheme = self.lookup(text)
+        except URLError:
+            return [text.href if isinstance(text, ParsedURL) else text]
+        found = None
+        if isinstance(scheme, LocatingScheme):
+            try:
+                found = scheme.locations(url)
+            except Exception:  # noqa: BLE001  a scheme that cannot tell is treated as unknown
+                found = None
+        return [url.href] if found is None else list(found)
 
     def complete(self, prefix: str) -> list[str]:
         """Completions: scheme names for a bare prefix, the scheme's own after ``scheme://``."""

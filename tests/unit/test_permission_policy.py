@@ -102,18 +102,29 @@ def test_accept_edits(project: Path, tmp_path: Path) -> None:
     assert policy.decide(on(project, "edit", path=".git/config")).verdict is Verdict.ASK
 
 
-def test_bypass_asks_only_for_protected_places(project: Path) -> None:
-    policy = RulePolicy(project, mode="bypassPermissions")
-    assert policy.decide(shell(project, "rm -rf build")).verdict is Verdict.ALLOW
-    assert policy.decide(on(project, "frobnicate")).verdict is Verdict.ALLOW
-    for invocation in (on(project, "edit", path=".git/config"),
-                       shell(project, "echo x > .git/hooks/pre-commit"),
-                       shell(project, "echo x >> ~/.ssh/config"),
-                       on(project, "write_file", path=".agent_ext/settings.json"),
-                       on(project, "write_file", path=str(Path.home() / ".agent_ext/x.json"))):
-        decision = policy.decide(invocation)
-        assert decision.verdict is Verdict.ASK
-        assert "protected" in decision.reason
+def test_bypass_alone_writes_protected_places_unasked(project: Path) -> None:
+    """bypassPermissions is the one mode where protected places are written without asking."""
+    protected = (on(project, "edit", path=".git/config"),
+                 shell(project, "echo x > .git/hooks/pre-commit"),
+                 shell(project, "echo x >> ~/.ssh/config"),
+                 on(project, "write_file", path=".agent_ext/settings.json"),
+                 on(project, "write_file", path=".mcp.json"),
+                 on(project, "write_file", path=str(Path.home() / ".agent_ext/x.json")))
+    bypass = RulePolicy(project, mode="bypassPermissions")
+    assert bypass.decide(shell(project, "rm -rf build")).verdict is Verdict.ALLOW
+    assert bypass.decide(on(project, "frobnicate")).verdict is Verdict.ALLOW
+    for invocation in protected:
+        assert bypass.decide(invocation).verdict is Verdict.ALLOW
+    for mode in ("default", "acceptEdits", "auto"):
+        policy = RulePolicy(project, mode=mode, rules={"allow": ["Edit", "Write", "Bash"]})
+        for invocation in protected:
+            decision = policy.decide(invocation)
+            assert decision.verdict is Verdict.ASK, (mode, decision)
+            assert "protected place" in decision.reason
+    for mode in ("dontAsk", "plan"):
+        policy = RulePolicy(project, mode=mode, rules={"allow": ["Edit", "Write", "Bash"]})
+        for invocation in protected:
+            assert policy.decide(invocation).verdict is Verdict.DENY, mode
 
 
 def test_mode_comes_from_settings_and_can_change(project: Path) -> None:

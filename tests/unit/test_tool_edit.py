@@ -441,4 +441,5 @@ async def test_edit_a_writable_url(ctx: ToolContext) -> None:
     refused = await edit(ctx, "ro://thing", "fixed", "loose")
     assert code(refused) == ErrorCode.FILE_WRITE_FAILURE and "read-only" in refused.text
     inv = EditTool().build({"file_path": "mem://c", "old_string": "a", "new_string": "b"}, ctx)
-    assert isinstance(inv, EditInvocation) and inv.tier() is Tier.WRITE and inv.locations() == []
+    assert isinstance(inv, EditInvocation) and inv.tier() is Tier.WRITE
+    assert inv.locations() == [Path("mem://c")]

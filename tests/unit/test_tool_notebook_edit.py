@@ -405,13 +405,31 @@ async def test_44_notebook_gets_persistent_ids_first(ctx: ToolContext, tmp_path:
     assert not follow.is_error, follow.text
 
 
-async def test_invalid_notebook(ctx: ToolContext, tmp_path: Path) -> None:
-    (tmp_path / "bad.ipynb").write_text("{oops")
+async def test_a_notebook_never_read_is_refused_without_opening_it(ctx: ToolContext,
+                                                                    tmp_path: Path) -> None:
+    """Before the session has read it, nothing of the file (not even its errors) is shown."""
+    (tmp_path / "bad.ipynb").write_text('{"oops": "SECRET-IN-FILE"')
     result = await edit(ctx, {"notebook_path": "bad.ipynb", "cell_id": "a", "new_source": "x"})
-    assert code_of(result) == ErrorCode.NOTEBOOK_INVALID_JSON
+    assert code_of(result) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert "SECRET" not in result.text and "read_file" in result.text
     missing = await edit(ctx, {"notebook_path": "gone.ipynb", "cell_id": "a",
                                "new_source": "x"})
-    assert code_of(missing) == ErrorCode.FILE_NOT_FOUND
+    assert code_of(missing) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+
+
+async def test_an_ambiguous_cell_is_named_only_after_every_cell_was_read(
+        ctx: ToolContext, tmp_path: Path) -> None:
+    """``[n]`` matching two cells quotes their first lines: only once the session saw them."""
+    nb = notebook([code("secret_one = 1", cid="a1", count=3),
+                   code("secret_two = 2", cid="b2", count=3), code("x = 0", cid="c3")])
+    write_nb(tmp_path / "n.ipynb", nb)
+    await read(ctx, "n.ipynb", view=NotebookView(("c3",)))
+    partial = await edit(ctx, {"notebook_path": "n.ipynb", "cell_id": "[3]", "new_source": "y"})
+    assert code_of(partial) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert "secret_" not in partial.text
+    await read(ctx, "n.ipynb")
+    whole = await edit(ctx, {"notebook_path": "n.ipynb", "cell_id": "[3]", "new_source": "y"})
+    assert "ambiguous" in whole.text and "secret_one" in whole.text
 
 
 # -- the notebook it runs in ------------------------------------------------------------------------
@@ -451,7 +469,8 @@ async def test_no_notebook_open(ctx: ToolContext) -> None:
     assert code_of(result) == "notebook_not_open"
     assert "notebook_path" in result.text
     built = NotebookEditTool().build({"cell_id": "c1", "new_source": "x"}, ctx)
-    assert isinstance(built, NotebookEditInvocation) and built.locations() == []
+    assert isinstance(built, NotebookEditInvocation)
+    assert built.locations() == [Path("nb://")]  # unknown: the permission layer asks
 
 
 async def test_other_notebooks_open_as_files(ctx: ToolContext, tmp_path: Path) -> None:

@@ -367,7 +367,7 @@ async def test_urls_go_to_the_router(ctx: ToolContext) -> None:
     assert code(missing) == ErrorCode.FILE_NOT_FOUND
     inv = ReadFileTool().build({"file_path": "mem://a"}, ctx)
     assert isinstance(inv, ReadFileInvocation) and inv.tier() is Tier.READ
-    assert inv.locations() == []
+    assert inv.locations() == [Path("mem://a")]  # a scheme that cannot say: the address
 
 
 async def test_unknown_schemes_are_refused_up_front(ctx: ToolContext) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from agent_ext.core.errors import ErrorCode
 from agent_ext.core.kinds import Tier
+from agent_ext.notebook.session import notebook_provider
 from agent_ext.urls.kernel import KernelProvider, kernel_of
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import URLError
@@ -28,6 +30,19 @@ class SchemeBase:
 
     def tier_for(self, url: ParsedURL) -> Tier:
         return Tier.READ
+
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        """The files ``url`` reaches; a scheme that does not say is treated as unknown."""
+        return None
+
+    def current_path(self) -> list[str] | None:
+        """The open notebook's path as a location list, or None when it is not known."""
+        try:
+            doc = notebook_provider(self.ctx).current()
+        except Exception:  # noqa: BLE001  a provider that cannot tell leaves the place unknown
+            return None
+        path = doc.path if doc is not None else None
+        return [os.fspath(self.ctx.resolve(path))] if path else None
 
     def kernel(self) -> KernelProvider:
         """The session's kernel; raises URLError outside a kernel."""

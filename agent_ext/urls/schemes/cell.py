@@ -34,6 +34,9 @@ class CellScheme(SchemeBase):
     name = "cell"
     read_only = False
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        return self.current_path()
+
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         snapshot, cell_id, index = await self._cell(url)
         text, whole = select_lines(snapshot.cells[index].source, selector,
@@ -41,9 +44,20 @@ class CellScheme(SchemeBase):
         return Resolved(text=text, cacheable=True, full=whole)
 
     async def check_write(self, url: ParsedURL) -> None:
-        """Raise URLError when a write to ``url`` would be refused (call before asking the user)."""
-        snapshot, cell_id, _ = await self._cell(url)
-        problem = notebook_reads(self.ctx).check_edit(snapshot, cell_id, address="nb://")
+        """Raise URLError when a write to ``url`` would be refused (call before asking the user).
+
+        The whole-notebook read is checked before the cell is looked up, so nothing of a
+        notebook the session has not seen (not even which cells a reference matches) is told.
+        """
+        reads = notebook_reads(self.ctx)
+        try:
+            snapshot = await current_notebook(self.ctx).read()
+        except NotebookError as err:
+            raise url_error(err) from None
+        problem = reads.check_edit(snapshot, None, address="nb://")
+        if problem is None:
+            _, cell_id, _ = await self._cell(url)
+            problem = reads.check_edit(snapshot, cell_id, address="nb://")
         if problem is not None:
             raise URLError(problem[1], problem[0])
 

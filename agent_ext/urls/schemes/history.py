@@ -29,6 +29,9 @@ class HistoryScheme(SchemeBase):
 
     name = "history"
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        return []  # the kernel's input history: no file
+
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         kernel = self.kernel()
         target = unquote(target_of(url))

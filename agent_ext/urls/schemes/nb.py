@@ -6,6 +6,7 @@ The same render as read_file on an .ipynb path, with the same views (``nb://:cel
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -27,6 +28,16 @@ class NotebookScheme(SchemeBase):
     """Reads notebooks as the model sees them."""
 
     name = "nb"
+
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        """The notebook named (relative to the working directory), else the open one."""
+        try:
+            base, _ = split_view(unquote(target_of(url)))
+        except ViewError:
+            base = unquote(target_of(url))
+        if not base:
+            return self.current_path()
+        return [os.fspath(self.ctx.resolve(base))]
 
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         base, view = split_view(unquote(target_of(url)))

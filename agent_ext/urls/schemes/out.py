@@ -31,6 +31,9 @@ class OutputScheme(SchemeBase):
 
     name = "out"
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        return self.current_path()
+
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         ref = unquote(target_of(url))
         if not ref:

@@ -41,6 +41,9 @@ class VariableScheme(SchemeBase):
 
     name = "var"
 
+    def locations(self, url: ParsedURL) -> list[str] | None:
+        return []  # the user namespace: no file
+
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         ns = self.kernel().user_namespace()
         target = unquote(target_of(url)).strip("/")
