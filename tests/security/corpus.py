@@ -266,7 +266,6 @@ _URL_CASES = (
     ("read_file", {"file_path": "nb://secrets/nb.ipynb:cells=0-0"}),
     ("read_file", {"file_path": "nb://secrets%2Fnb.ipynb"}),
     ("read_file", {"file_path": "NB://secrets/nb.ipynb"}),
-    ("read_file", {"file_path": "nb:/secrets/nb.ipynb"}),
     ("read_file", {"file_path": "nb://{outside}/other.ipynb"}),
     ("read_file", {"file_path": "nb://../outside/other.ipynb"}),
     ("read_file", {"file_path": "secrets/nb.ipynb"}),
@@ -381,9 +380,12 @@ def _build() -> tuple[Attack, ...]:
     for command in _WRITE_SPELLINGS:
         cases.append(Attack(4, "shell", {"command": command}, allow=_WRITE_ALLOW))
     for command in _WRITE_SPELLINGS[::3]:
+        # bypassPermissions writes protected places unasked by design: deny rules still hold
         cases.append(Attack(4, "shell", {"command": command}, allow=_WRITE_ALLOW,
                             deny=("Edit(./victim)", "Edit(./victimdir/**)", "Edit(~/victim)",
-                                  "Edit(//{outside}/**)", "Edit(./.git/**)"),
+                                  "Edit(//{outside}/**)", "Edit(./.git/**)", "Edit(./.mcp.json)",
+                                  "Edit(./.agent_ext/**)", "Edit(~/.gitconfig)",
+                                  "Edit(~/.agent_ext/**)"),
                             mode="bypassPermissions", git=True))
     for command in _WRITE_SPELLINGS:
         if any(p in command for p in (".mcp.json", ".git", ".GIT", ".agent_ext", "outside",

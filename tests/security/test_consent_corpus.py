@@ -94,21 +94,23 @@ def _git(box: Sandbox) -> None:
 _TARGETS = {"edit": "file_path", "write_file": "file_path", "notebook_edit": "notebook_path"}
 
 
-async def _read_targets(agent: Agent, approver: Approver, case: Attack, box: Sandbox) -> None:
-    """Read the file a write targets, as a model would first, when it exists and is readable."""
+async def _read_targets(agent: Agent, approver: Approver, case: Attack, box: Sandbox) -> bool:
+    """Read the file a write targets, as a model would first, when it exists; whether a rule
+    refused that read (then the write's prior-read refusal is a refusal too)."""
     key = _TARGETS.get(case.tool)
     target = case.args.get(key or "", "")
     if not target or "\x00" in target or "\n" in target:
-        return
+        return False
     path = Path(box.fill(target))
     path = path if path.is_absolute() else box.project / path
     if not path.is_file():
-        return
+        return False
     approver.preparing = True
     try:
-        await asyncio.wait_for(agent.call_tool("read_file", {"file_path": str(path)}), 60)
+        read = await asyncio.wait_for(agent.call_tool("read_file", {"file_path": str(path)}), 60)
     finally:
         approver.preparing = False
+    return _code(read) == ErrorCode.EXECUTION_DENIED
 
 
 def test_the_corpus_covers_every_class() -> None:
@@ -134,7 +136,7 @@ async def test_attack_is_refused_or_asked(case: Attack, sandbox: Sandbox) -> Non
     approver = Approver(always=len(case.approved_first))
     agent = _agent(box, case, approver)
     try:
-        await _read_targets(agent, approver, case, box)
+        unreadable = await _read_targets(agent, approver, case, box)
         for tool, args in case.approved_first:
             first = await asyncio.wait_for(agent.call_tool(tool, _fill(args, box)), 60)
             assert not first.is_error or _code(first) == ErrorCode.EXECUTION_FAILED, first.text
@@ -150,7 +152,8 @@ async def test_attack_is_refused_or_asked(case: Attack, sandbox: Sandbox) -> Non
         await agent.aclose()
     if result is not None:
         asked = len(approver.requests) > len(case.approved_first)
-        assert asked or _code(result) in REFUSED, (
+        refused = REFUSED | ({ErrorCode.EDIT_REQUIRES_PRIOR_READ} if unreadable else set())
+        assert asked or _code(result) in refused, (
             f"ran unasked ({_code(result)}): {result.text[:300]}")
         assert LEAK not in _shown(result), result.text[:300]
     after = box.fingerprint()

@@ -122,8 +122,9 @@ WRITE_ROWS = (
                                                                "Edit(./victim)"))
        for c in WRITES[:20]]
 )
+#: No allow rule and no mode but bypassPermissions writes these unasked (bypass does, by design).
 PROTECTED_ROWS = [
-    blocked(c, mode="bypassPermissions") for c in [
+    blocked(c, allow=EVERYTHING, mode=mode) for mode in ("default", "acceptEdits") for c in [
         "sort -o .git/hooks/pre-commit README.md", "tee .agent_ext/settings.json",
         "git config core.pager x", "cp README.md .git/hooks/post-checkout",
         "dd if=README.md of=.git/config", "sed -n 'w .git/hooks/x' README.md",

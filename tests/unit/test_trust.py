@@ -442,7 +442,8 @@ async def test_saving_a_rule_does_not_adopt_what_the_project_shipped(tmp_path: P
     again = check_project(root)
     assert [i.value for i in again.ask.items] == ["Read(~/**)"]  # still withheld
     own = [i.value for i in again.ask.own]  # the rule "always allow" saved, however written
-    assert len(own) == 1 and own[0].startswith("Bash(touch")
+    # the command's rule, and the Edit rule for the file it writes
+    assert sorted(own) == ["Bash(touch made *)", "Edit(/made)"]
 
 
 async def test_trust_holds_for_what_was_shown(project: Path) -> None:
