@@ -84,7 +84,8 @@ def _openai_models(root: str, model: str, timeout: float) -> int | None:
     """``/v1/models``: vLLM's ``max_model_len``, llama.cpp's ``meta.n_ctx`` (else
     ``n_ctx_train``, the most a server could give)."""
     for entry in _entries(_get(root + "/v1/models", timeout), model):
-        meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
+        meta = entry.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
         for value in (entry.get("max_model_len"), meta.get("n_ctx"), meta.get("n_ctx_train")):
             if _int(value):
                 return _int(value)
