@@ -49,7 +49,7 @@ from . import honest
 from .approval import Approver, CallbackApprover, PolicyApprover
 from .instructions import find_instructions
 from .pipeline import Pipeline, cancelled_result
-from .prompt import build_system_prompt
+from .prompt import build_context, build_system_prompt
 from .scheduler import MAX_PARALLEL, run_batch
 from .secrets import SecretMasker
 from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
@@ -179,14 +179,23 @@ class Agent:
     # -- prompt ---------------------------------------------------------------------------------
 
     def system_prompt(self) -> str:
+        """The stable part of what the model is told: the same in every folder and day."""
+        return build_system_prompt(registry=self.registry, addition=self.system_prompt_addition)
+
+    def session_context(self) -> str:
+        """What depends on the folder, the day and the notebook (and the instruction files),
+        sent at the start of the first user turn."""
         user_dir = Path(os.environ.get("AGENT_EXT_CONFIG_DIR") or Path.home() / ".agent_ext")
-        return build_system_prompt(cwd=self.cwd, registry=self.registry, notebook=self.notebook,
-                                   instructions=find_instructions(self.cwd, user_dir=user_dir),
-                                   addition=self.system_prompt_addition)
+        return build_context(cwd=self.cwd, notebook=self.notebook,
+                             instructions=find_instructions(self.cwd, user_dir=user_dir))
 
     def request(self) -> ModelRequest:
         """Exactly what the model would be sent now."""
-        return ModelRequest(messages=tuple(self.messages),
+        messages = list(self.messages)
+        if messages and messages[0].role == "user" and not messages[0].tool_returns:
+            messages[0] = replace(messages[0], parts=(TextPart(self.session_context()),
+                                                      *messages[0].parts))
+        return ModelRequest(messages=tuple(messages),
                             tools=tuple(self.registry.declarations()),
                             system=self.system_prompt())
 
