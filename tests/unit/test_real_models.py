@@ -200,6 +200,7 @@ async def test_the_same_failing_call_is_named_then_stops_the_run(tmp_path: Path)
          "never reached"], tmp_path)
     run = await agent.run("look up alpha")
     first, second, third = (r for _, r in run.tool_calls)
+    assert third.is_error
     assert first.is_error and "exact call already" not in first.text
     assert second.text.startswith("You made this exact call already and it failed with:")
     assert first.text.split()[0] in second.text  # the first error is quoted
