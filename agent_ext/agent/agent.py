@@ -57,6 +57,8 @@ from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
 T = TypeVar("T")
 #: Environment variable that chooses the tool_search backend (see :func:`choose_tool_search`).
 TOOL_SEARCH_ENV = "AGENT_EXT_TOOL_SEARCH"
+#: Room a request must leave in the window for any answer at all.
+MIN_ANSWER_TOKENS = 256
 StopReason = Literal["end", "max_turns", "token_cap", "cost_cap", "cancelled", "error",
                      "length", "repeated_call"]
 
@@ -271,7 +273,7 @@ class Agent:
                 tool_calls=response.tool_calls, provider_data=response.provider_data))
             result.text = response.text
             if not response.tool_calls:
-                if response.provider_data.get("finish_reason") == "length":
+                if honest.was_cut(response):
                     self._stop(result, "length", self._cut_notice(request), level="warning")
                 break
             finished = await self._tools(response.tool_calls, calls)
@@ -330,6 +332,10 @@ class Agent:
             if found is not None and not turns.noticed:
                 turns.noticed = True
                 self._emit(ev.Notice(honest.in_band_notice(self.model.name, found)))
+            elif found is None and not response.tool_calls:
+                unknown = honest.unknown_call_notice(self.model.name, response.text)
+                if unknown:
+                    self._emit(ev.Notice(unknown, "warning"))
         if turns.hold is not None:
             rest = turns.hold.finish(found)
             turns.hold = None
@@ -337,12 +343,18 @@ class Agent:
                 self._emit(TextDelta(rest))
         return response
 
+    def _model_cap(self) -> int | None:
+        """The model's own output cap, if it has one."""
+        cap = getattr(self.model, "max_output_tokens", None) or getattr(
+            self.model, "max_tokens", None)
+        return cap if isinstance(cap, int) else None
+
     def _output_cap(self, request: ModelRequest, response: ModelResponse) -> int:
-        return (request.max_output_tokens or getattr(self.model, "max_output_tokens", None)
+        return (request.max_output_tokens or self._model_cap()
                 or response.usage.output_tokens or 1024)
 
     def _cut_notice(self, request: ModelRequest) -> str:
-        cap = request.max_output_tokens or getattr(self.model, "max_output_tokens", None)
+        cap = request.max_output_tokens or self._model_cap()
         limit = f"its output cap ({cap} tokens)" if cap else "the server's output limit"
         return (f"{self.model.name}'s answer was cut off at {limit}, so it is incomplete; ask it "
                 'to continue, or raise "maxOutputTokens" in the settings.')
@@ -456,10 +468,13 @@ class Agent:
         await self._know_window()
         request = self.request()
         tokens = ctxmod.estimate_request(request)
-        if tokens >= self.limits.window_tokens * self.limits.compact_at and await self.compact():
+        window = self.limits.window_tokens
+        # Compact early enough to leave room for an answer of the model's output cap.
+        room = min(self._model_cap() or 0, window // 4)
+        if tokens >= min(window * self.limits.compact_at, window - room) and await self.compact():
             request = self.request()
             tokens = ctxmod.estimate_request(request)
-        if self._needed(tokens) > self.limits.window_tokens:
+        if self._needed(tokens) + MIN_ANSWER_TOKENS > window:
             raise ModelError(self._too_small(request, tokens), kind="context_length")
         return request, tokens
 
@@ -488,7 +503,7 @@ class Agent:
         """The window is too small for ``request``: what it holds and what to raise to."""
         tools = ctxmod.estimate_request(replace(request, messages=(), system=""))
         system = ctxmod.estimate_tokens(request.system)
-        cap = getattr(self.model, "max_output_tokens", None) or 1024
+        cap = self._model_cap() or 1024
         size = win.suggested_window(self._needed(tokens) + cap)
         provider = str(getattr(self.model, "provider", ""))
         return (f"The request needs about {self._needed(tokens):,} tokens (system prompt "
@@ -507,7 +522,7 @@ class Agent:
             return None
         request = self.request()
         tokens = ctxmod.estimate_request(request)
-        cap = getattr(self.model, "max_output_tokens", None) or 1024
+        cap = self._model_cap() or 1024
         size = win.suggested_window(self._needed(tokens) + cap)
         provider = str(getattr(self.model, "provider", ""))
         return (f"{exc} The conversation is only your prompt: the system prompt and tool "

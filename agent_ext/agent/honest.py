@@ -41,15 +41,33 @@ def in_band(response: ModelResponse, resolve: Callable[[str], str | None]
     return replace(response, text=found.prose, tool_calls=calls, provider_data=data), found
 
 
+def unknown_call_notice(model: str, text: str) -> str | None:
+    """A notice when ``text`` is shaped like calls but names no registered tool (it stays
+    text: the user should know why nothing ran)."""
+    shaped = ib.parse(text, lambda name: name)
+    if shaped is None:
+        return None
+    names = ", ".join(sorted({c.name for c in shaped.calls}))
+    return (f"{model} wrote a tool call as text for {names}, which is not one of its tools; "
+            "nothing was run and the text is shown as its answer.")
+
+
 def in_band_notice(model: str, found: ib.InBandCalls) -> str:
     return (f"{model} wrote its tool call as text ({found.format}) instead of a structured call; "
             f"agent_ext read it as {ib.describe(found)} and reads such calls for the rest of "
             'this session (set "inBandTools": "never" in the settings to turn this off).')
 
 
+def was_cut(response: ModelResponse) -> bool:
+    """Whether the answer stopped at the output cap (Chat Completions' ``length``, Anthropic's
+    ``max_tokens``)."""
+    data = response.provider_data
+    return data.get("finish_reason") == "length" or data.get("stop_reason") == "max_tokens"
+
+
 def cut_call(response: ModelResponse, resolve: Callable[[str], str | None]) -> bool:
     """Whether an answer stopped by the output cap ended inside a tool call."""
-    if response.provider_data.get("finish_reason") != "length":
+    if not was_cut(response):
         return False
     if response.tool_calls:
         return True

@@ -107,11 +107,20 @@ async def test_off_for_never_and_for_a_cloud_model_on_auto(tmp_path: Path,
     assert not [n for n in notices(events) if "as text" in n]
 
 
+async def test_a_text_call_to_an_unknown_tool_stays_text_and_says_why(tmp_path: Path) -> None:
+    answer = '```json\n{"name": "todo_search", "arguments": {"query": "TODO"}}\n```'
+    agent, _, events = scripted_agent([answer], tmp_path, in_band_tools="always")
+    run = await agent.run("find TODOs")
+    assert run.text == answer and run.tool_calls == []
+    assert any("todo_search" in n and "not one of its tools" in n for n in notices(events))
+
+
 async def test_a_json_answer_to_a_plain_question_stays_text(tmp_path: Path) -> None:
     answer = '```json\n{"name": "Ada", "age": 36}\n```'
     agent, _, events = scripted_agent([answer], tmp_path, in_band_tools="always")
     run = await agent.run("describe Ada as JSON")
     assert run.text == answer and run.tool_calls == [] and shown(events) == answer
+    assert not any("tool call" in n for n in notices(events))
 
 
 async def test_local_server_text_calls_are_read_on_auto_and_sent_back_as_tool_calls(
