@@ -1,7 +1,8 @@
 """Record a real local model's answers to agent_ext's real first request, as test fixtures.
 
     llama-server -m qwen-1.5b.gguf --jinja -c 8192 --host 127.0.0.1 --port 18080 --temp 0 --seed 1
-    python scripts/record_inband.py http://127.0.0.1:18080 tests/unit/fixtures/inband
+    python scripts/record_inband.py http://127.0.0.1:18080 tests/unit/fixtures/inband \
+        [--only read_and_fix ...] [--max-tokens 12 --suffix _cut] [--model "1.5B"]
 
 Each prompt is sent exactly as agent_ext sends it (system prompt, session context, the built-in
 tool declarations, ``tool_choice: "auto"``), not streamed, at temperature 0 with a small output
@@ -10,8 +11,8 @@ cap; the answer's message and finish reason are written to one JSON file per pro
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import tempfile
 import time
 import urllib.request
@@ -68,7 +69,8 @@ def post(url: str, body: dict[str, Any], timeout: float = 600) -> dict[str, Any]
         return json.loads(response.read())  # type: ignore[no-any-return]
 
 
-def record(url: str, out: Path, name: str, request: ModelRequest, max_tokens: int) -> None:
+def record(url: str, out: Path, name: str, request: ModelRequest, *, max_tokens: int,
+           label: str) -> None:
     body = {"model": "qwen", "messages": to_messages(request), "tools": to_tools(request.tools),
             "tool_choice": "auto", "temperature": 0, "seed": 1, "max_tokens": max_tokens,
             "stream": False}
@@ -77,7 +79,7 @@ def record(url: str, out: Path, name: str, request: ModelRequest, max_tokens: in
     seconds = time.monotonic() - started
     choice = answer["choices"][0]
     doc = {
-        "server": "llama.cpp llama-server --jinja, Qwen2.5-Coder-1.5B-Instruct Q4_K_M, "
+        "server": f"llama.cpp llama-server --jinja, Qwen2.5-Coder-{label}-Instruct, "
                   "temperature 0, seed 1",
         "request": {"prompt": name, "user": request.messages[-1].parts[0].text  # type: ignore[union-attr]
                     if request.messages[-1].parts else "(tool result)",
@@ -97,8 +99,15 @@ def record(url: str, out: Path, name: str, request: ModelRequest, max_tokens: in
 
 
 def main() -> None:
-    url, out = sys.argv[1].rstrip("/"), Path(sys.argv[2])
-    only = set(sys.argv[3:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("url")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--max-tokens", type=int, default=None, help="the output cap")
+    parser.add_argument("--suffix", default="", help="added to each fixture's name")
+    parser.add_argument("--model", default="1.5B", help="the model's size, for the record")
+    args = parser.parse_args()
+    url, out, only = args.url.rstrip("/"), args.out, set(args.only)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="agent_ext_rec_") as tmp:
         cwd = Path(tmp) / "project"
@@ -107,9 +116,11 @@ def main() -> None:
         (cwd / "data.csv").write_text("a,b\n1,2\n3,4\n")
         for name, prompt in PROMPTS.items():
             if not only or name in only:
-                record(url, out, name, first_request(cwd, prompt), 256)
+                record(url, out, name + args.suffix, first_request(cwd, prompt),
+                       max_tokens=args.max_tokens or 256, label=args.model)
         if not only or "edit_after_read" in only:
-            record(url, out, "edit_after_read", after_read(cwd), 384)
+            record(url, out, "edit_after_read" + args.suffix, after_read(cwd),
+                   max_tokens=args.max_tokens or 384, label=args.model)
 
 
 if __name__ == "__main__":
