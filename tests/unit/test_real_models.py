@@ -331,3 +331,32 @@ def test_suggested_window_leaves_room() -> None:
     assert win.suggested_window(4500) == 8192
     assert win.suggested_window(8192) == 8192
     assert win.suggested_window(10) == 2048
+
+
+class CappedModel(ScriptedModel):
+    """A scripted model with an output cap, as local models have."""
+
+    max_output_tokens = 4096
+
+
+@pytest.mark.parametrize(("model_cls", "compacts"), [(CappedModel, True), (ScriptedModel, False)])
+async def test_compaction_leaves_room_for_the_output_cap(tmp_path: Path, model_cls: type,
+                                                         compacts: bool) -> None:
+    from agent_ext.models import Message
+
+    model = model_cls(["SUMMARY: earlier work", "answer"] if compacts else ["answer"])
+    events: list[ev.Event] = []
+    agent = Agent(model, cwd=tmp_path, plugins=False, mcp=False, on_event=events.append,
+                  limits=ContextLimits(window_tokens=16384))
+    base = agent.request()
+    from agent_ext.agent import context as ctxmod
+
+    # History that brings the next request between window - cap (12,288) and 80 % (13,107).
+    filler = 12_600 - ctxmod.estimate_request(base)
+    agent.messages += [Message(role="user", parts=(TextPart("earlier"),)),
+                       Message(role="assistant", parts=(TextPart("x" * (filler * 4)),)),
+                       Message(role="user", parts=(TextPart("and then"),)),
+                       Message(role="assistant", parts=(TextPart("ok"),))]
+    run = await agent.run("now")
+    assert run.text == "answer"
+    assert any("compacted" in n for n in notices(events)) is compacts
