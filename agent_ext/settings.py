@@ -23,6 +23,10 @@ CONFIG_DIR_ENV = "AGENT_EXT_CONFIG_DIR"
 RULE_KINDS = ("allow", "deny", "ask")
 #: The values of ``"toolSearch"`` (any case).
 TOOL_SEARCHES = ("auto", "lexical", "embed")
+#: The values of ``"inBandTools"``: read tool calls models write as text (auto: local servers).
+IN_BAND_TOOLS = ("auto", "always", "never")
+#: Per-model keys, at the top level (for the configured model) or under ``"modelOptions"``.
+MODEL_OPTION_KEYS = ("inBandTools", "contextWindow", "maxOutputTokens")
 
 Scope = Literal["project local", "project", "user"]
 T = TypeVar("T")
@@ -217,6 +221,18 @@ def _check(file: SettingsFile) -> list[str]:
     if "toolSearch" in data and str(data["toolSearch"]).strip().lower() not in TOOL_SEARCHES:
         problem('"toolSearch"', file.key_offset("toolSearch"),
                 'must be "auto", "lexical" or "embed"')
+    problems += _check_model_options(file, data, "")
+    options = data.get("modelOptions")
+    if "modelOptions" in data and not isinstance(options, dict):
+        problem('"modelOptions"', file.key_offset("modelOptions"),
+                'must be an object of model names, e.g. {"llamacpp:qwen": {"contextWindow": '
+                '8192}}')
+    elif isinstance(options, dict):
+        for name, entry in options.items():
+            if not isinstance(entry, dict):
+                problem(f'"modelOptions.{name}"', file.key_offset(name), "must be an object")
+            else:
+                problems += _check_model_options(file, entry, f"modelOptions.{name}.")
     if "mcpServers" in data and not isinstance(data["mcpServers"], dict):
         problem('"mcpServers"', file.key_offset("mcpServers"), "must be an object of servers")
     if "permissions" not in data:
@@ -240,6 +256,42 @@ def _check(file: SettingsFile) -> list[str]:
         problem('"permissions.defaultMode"', file.key_offset("defaultMode", perms_at),
                 "must be a string")
     return problems
+
+
+def _check_model_options(file: SettingsFile, data: dict[str, Any], prefix: str) -> list[str]:
+    out = []
+    mode = data.get("inBandTools")
+    if "inBandTools" in data and not (isinstance(mode, str) and mode.lower() in IN_BAND_TOOLS):
+        out.append(f"{file.path}:{file.line_at(file.key_offset('inBandTools'))}: "
+                   f'"{prefix}inBandTools" must be "auto", "always" or "never"; it is ignored.')
+    for key in ("contextWindow", "maxOutputTokens"):
+        value = data.get(key)
+        if key in data and not (isinstance(value, int) and not isinstance(value, bool)
+                                and value > 0):
+            out.append(f"{file.path}:{file.line_at(file.key_offset(key))}: "
+                       f'"{prefix}{key}" must be a positive number of tokens; it is ignored.')
+    return out
+
+
+def model_options(settings: Settings, spec: str) -> dict[str, Any]:
+    """The valid per-model settings for ``spec`` (``provider:model``): top-level keys, then
+    ``modelOptions[spec]`` or ``modelOptions[<model>]`` over them, higher files first."""
+    _, _, bare = spec.partition(":")
+    found: dict[str, Any] = {}
+    for source in reversed(settings.sources):
+        options = source.data.get("modelOptions")
+        layers = [source.data]
+        if isinstance(options, dict):
+            layers += [options[k] for k in (bare, spec) if k and isinstance(options.get(k), dict)]
+        for layer in layers:
+            for key in MODEL_OPTION_KEYS:
+                value = layer.get(key)
+                if key == "inBandTools":
+                    if isinstance(value, str) and value.lower() in IN_BAND_TOOLS:
+                        found[key] = value.lower()
+                elif isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    found[key] = value
+    return found
 
 
 def _permissions(source: SettingsFile) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -34,6 +34,8 @@ from agent_ext.models import (
     ToolReturn,
     Usage,
 )
+from agent_ext.models import inband as ib
+from agent_ext.models import window as win
 from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
@@ -58,10 +60,11 @@ from agent_ext.urls.schemes import register_notebook_schemes
 
 from . import context as ctxmod
 from . import events as ev
+from . import honest
 from .approval import Approver, CallbackApprover, PolicyApprover
 from .instructions import find_instructions
 from .pipeline import Pipeline, cancelled_result
-from .prompt import build_system_prompt
+from .prompt import build_context, build_system_prompt
 from .scheduler import MAX_PARALLEL, run_batch
 from .secrets import SecretMasker
 from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
@@ -69,7 +72,10 @@ from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
 T = TypeVar("T")
 #: Environment variable that chooses the tool_search backend (see :func:`choose_tool_search`).
 TOOL_SEARCH_ENV = "AGENT_EXT_TOOL_SEARCH"
-StopReason = Literal["end", "max_turns", "token_cap", "cost_cap", "cancelled", "error"]
+#: Room a request must leave in the window for any answer at all.
+MIN_ANSWER_TOKENS = 256
+StopReason = Literal["end", "max_turns", "token_cap", "cost_cap", "cancelled", "error",
+                     "length", "repeated_call"]
 
 
 @dataclass
@@ -111,6 +117,7 @@ class Agent:
         on_event: ev.EventSink | None = None,
         trust_project: TrustChoice = None,
         tool_profile: str | None = None,
+        in_band_tools: ib.InBandMode | None = None,
     ) -> None:
         self.cwd = Path(cwd).expanduser().resolve()
         # The project's own files widen nothing until trusted (see agent_ext.trust).
@@ -184,6 +191,7 @@ class Agent:
         self._cancel_requested = False
         self._run_lock = asyncio.Lock()
         self._closed = False
+        self._model_turns = honest.ModelTurns(in_band_tools, window_known=limits is not None)
 
     # -- project trust --------------------------------------------------------------------------
 
@@ -311,14 +319,23 @@ class Agent:
     # -- prompt ---------------------------------------------------------------------------------
 
     def system_prompt(self) -> str:
+        """The stable part of what the model is told: the same in every folder and day."""
+        return build_system_prompt(registry=self.registry, addition=self.system_prompt_addition)
+
+    def session_context(self) -> str:
+        """What depends on the folder, the day and the notebook (and the instruction files),
+        sent at the start of the first user turn."""
         user_dir = Path(os.environ.get("AGENT_EXT_CONFIG_DIR") or Path.home() / ".agent_ext")
-        return build_system_prompt(cwd=self.cwd, registry=self.registry, notebook=self.notebook,
-                                   instructions=find_instructions(self.cwd, user_dir=user_dir),
-                                   addition=self.system_prompt_addition)
+        return build_context(cwd=self.cwd, notebook=self.notebook,
+                             instructions=find_instructions(self.cwd, user_dir=user_dir))
 
     def request(self) -> ModelRequest:
         """Exactly what the model would be sent now."""
-        return ModelRequest(messages=tuple(self.messages),
+        messages = list(self.messages)
+        if messages and messages[0].role == "user" and not messages[0].tool_returns:
+            messages[0] = replace(messages[0], parts=(TextPart(self.session_context()),
+                                                      *messages[0].parts))
+        return ModelRequest(messages=tuple(messages),
                             tools=tuple(self.registry.declarations()),
                             system=self.system_prompt())
 
@@ -376,6 +393,7 @@ class Agent:
         choose_profile(self.registry, self.limits.window_tokens, self.tool_profile)
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
+        self._model_turns.repeats.clear()
         while True:
             if result.turns >= self.max_turns:
                 self._stop(result, "max_turns", f"stopped after {self.max_turns} model turns "
@@ -384,7 +402,7 @@ class Agent:
             self._background_news()
             try:
                 request, sent_tokens = await self._next_request()
-                response = await self._step(self._stream(request))
+                response = await self._respond(request, result, sent_tokens)
             except asyncio.CancelledError:
                 if not self._cancel_requested:
                     raise
@@ -393,20 +411,25 @@ class Agent:
             except Exception as exc:  # noqa: BLE001  a model failure ends the run, clearly
                 message = str(exc) if isinstance(exc, ModelError) else (
                     f"the model failed: {type(exc).__name__}: {exc}")
+                message = self._window_error(exc) or message
                 result.error = message
                 self._stop(result, "error", message, level="error")
                 break
-            result.turns += 1
-            self._account(result, response, sent_tokens)
             self.messages.append(Message(
                 role="assistant", parts=(TextPart(response.text),) if response.text else (),
                 tool_calls=response.tool_calls, provider_data=response.provider_data))
             result.text = response.text
             if not response.tool_calls:
+                if honest.was_cut(response):
+                    self._stop(result, "length", self._cut_notice(request), level="warning")
                 break
             finished = await self._tools(response.tool_calls, calls)
             if not finished:
                 self._stop(result, "cancelled", "run cancelled")
+                break
+            if self._model_turns.repeats.stopped:
+                self._stop(result, "repeated_call", self._model_turns.repeats.stopped,
+                           level="warning")
                 break
             if self._over_caps(result):
                 break
@@ -428,10 +451,73 @@ class Agent:
         finally:
             self._inner = None
 
-    async def _stream(self, request: ModelRequest) -> ModelResponse:
+    async def _respond(self, request: ModelRequest, result: RunResult,
+                       sent_tokens: int) -> ModelResponse:
+        """One model step, checked: a call cut by the output cap is asked again once with the
+        cap raised, and calls written as text become tool calls where that is on."""
+        turns = self._model_turns
+        in_band = bool(request.tools) and turns.in_band_on(self.model)
+        known = honest.resolver(self.registry)
+        resolve = known if in_band else (lambda _name: None)
+        response = await self._step(self._stream(request, resolve if in_band else None))
+        result.turns += 1
+        self._account(result, response, sent_tokens)
+        if honest.cut_call(response, resolve):
+            cap = self._output_cap(request, response)
+            raised = max(2 * cap, 1024)
+            self._emit(ev.Notice(
+                f"{self.model.name} was cut off at its output cap ({cap} tokens) in the middle "
+                f"of a tool call; asking once more with a cap of {raised} tokens.", "warning"))
+            turns.hold = None  # the cut call is not shown
+            request = replace(request, max_output_tokens=raised)
+            response = await self._step(self._stream(request, resolve if in_band else None))
+            result.turns += 1
+            self._account(result, response, sent_tokens)
+        found = None
+        if in_band:
+            response, found = honest.in_band(response, resolve)
+            if found is not None and not turns.noticed:
+                turns.noticed = True
+                self._emit(ev.Notice(honest.in_band_notice(self.model.name, found)))
+            elif found is None and not response.tool_calls:
+                unknown = honest.unknown_call_notice(self.model.name, response.text)
+                if unknown:
+                    self._emit(ev.Notice(unknown, "warning"))
+        if turns.hold is not None:
+            rest = turns.hold.finish(found)
+            turns.hold = None
+            if rest:
+                self._emit(TextDelta(rest))
+        return response
+
+    def _model_cap(self) -> int | None:
+        """The model's own output cap, if it has one."""
+        cap = getattr(self.model, "max_output_tokens", None) or getattr(
+            self.model, "max_tokens", None)
+        return cap if isinstance(cap, int) else None
+
+    def _output_cap(self, request: ModelRequest, response: ModelResponse) -> int:
+        return (request.max_output_tokens or self._model_cap()
+                or response.usage.output_tokens or 1024)
+
+    def _cut_notice(self, request: ModelRequest) -> str:
+        cap = request.max_output_tokens or self._model_cap()
+        limit = f"its output cap ({cap} tokens)" if cap else "the server's output limit"
+        return (f"{self.model.name}'s answer was cut off at {limit}, so it is incomplete; ask it "
+                'to continue, or raise "maxOutputTokens" in the settings.')
+
+    async def _stream(self, request: ModelRequest,
+                      resolve: Callable[[str], str | None] | None = None) -> ModelResponse:
+        """Stream one answer; with ``resolve``, text that may be a call is held back until
+        the answer is complete (``_respond`` shows what was not a call)."""
         final: ModelResponse | None = None
+        hold = self._model_turns.hold = ib.StreamHold(resolve) if resolve is not None else None
         async for item in self.model.stream(request):
-            if isinstance(item, TextDelta | ReasoningDelta):
+            if isinstance(item, TextDelta) and hold is not None:
+                shown = hold.feed(item.text)
+                if shown:
+                    self._emit(TextDelta(shown))
+            elif isinstance(item, TextDelta | ReasoningDelta):
                 self._emit(item)
             elif isinstance(item, ModelResponse):
                 final = item
@@ -463,6 +549,8 @@ class Agent:
                                                                               strict=True)]
         budgeted = self.budget.apply_batch([(c.id, c.name, r) for c, r in zip(tool_calls, filled,
                                                                               strict=True)])
+        budgeted = [self._model_turns.repeats.check(c, r)
+                    for c, r in zip(tool_calls, budgeted, strict=True)]
         calls += list(zip(tool_calls, budgeted, strict=True))
         self.messages.append(Message(role="tool", tool_returns=tuple(
             ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
@@ -524,12 +612,70 @@ class Agent:
     async def _next_request(self) -> tuple[ModelRequest, int]:
         """The request for the next step, compacted first when it would fill the window, and
         its estimated size (built once: it reads instruction files and serialises schemas)."""
+        await self._know_window()
         request = self.request()
         tokens = ctxmod.estimate_request(request)
-        if tokens >= self.limits.window_tokens * self.limits.compact_at and await self.compact():
+        window = self.limits.window_tokens
+        # Compact early enough to leave room for an answer of the model's output cap.
+        room = min(self._model_cap() or 0, window // 4)
+        if tokens >= min(window * self.limits.compact_at, window - room) and await self.compact():
             request = self.request()
             tokens = ctxmod.estimate_request(request)
+        if self._needed(tokens) + MIN_ANSWER_TOKENS > window:
+            raise ModelError(self._too_small(request, tokens), kind="context_length")
         return request, tokens
+
+    async def _know_window(self) -> None:
+        """Ask a local server its context window once per session (unless limits were given)."""
+        turns = self._model_turns
+        if turns.window_known:
+            return
+        turns.window_known = True
+        probe = getattr(self.model, "probe_context_window", None)
+        if not callable(probe):
+            return
+        found = await self._step(asyncio.to_thread(probe))  # cancel() stops the wait
+        if isinstance(found, int) and found > 0:
+            self.limits = replace(self.limits, window_tokens=found)
+            choose_profile(self.registry, found, self.tool_profile)  # compact for small windows
+            self._emit(ev.Notice(f"{self.model.name}: the server gives it a context window of "
+                                 f"{found:,} tokens"))
+
+    @staticmethod
+    def _needed(tokens: int) -> int:
+        """Tokens a request of estimated size ``tokens`` needs (the estimate runs a few
+        percent low on real tokenizers)."""
+        return int(tokens * 1.1) + 1
+
+    def _too_small(self, request: ModelRequest, tokens: int) -> str:
+        """The window is too small for ``request``: what it holds and what to raise to."""
+        tools = ctxmod.estimate_request(replace(request, messages=(), system=""))
+        system = ctxmod.estimate_tokens(request.system)
+        cap = self._model_cap() or 1024
+        size = win.suggested_window(self._needed(tokens) + cap)
+        provider = str(getattr(self.model, "provider", ""))
+        return (f"The request needs about {self._needed(tokens):,} tokens (system prompt "
+                f"~{system:,}, tool declarations ~{tools:,}, conversation "
+                f"~{max(0, tokens - system - tools):,}) but {self.model.name} has a context "
+                f"window of {self.limits.window_tokens:,} tokens; "
+                f"{win.raise_advice(provider, size)}, then try again.")
+
+    def _window_error(self, exc: Exception) -> str | None:
+        """A context-length refusal of a short conversation: what to raise, not "compact"."""
+        if not (isinstance(exc, ModelError) and exc.kind == "context_length") or str(
+                exc).startswith("The request needs about"):
+            return None
+        prompts = [m for m in self.messages if m.role == "user" and not m.tool_returns]
+        if len(prompts) > 1:
+            return None
+        request = self.request()
+        tokens = ctxmod.estimate_request(request)
+        cap = self._model_cap() or 1024
+        size = win.suggested_window(self._needed(tokens) + cap)
+        provider = str(getattr(self.model, "provider", ""))
+        return (f"{exc} The conversation is only your prompt: the system prompt and tool "
+                f"declarations alone need about {self._needed(tokens):,} tokens; "
+                f"{win.raise_advice(provider, size)}.")
 
     async def compact(self) -> bool:
         """Summarise older turns and point large results to files; True if anything changed."""

@@ -1,4 +1,12 @@
-"""The system prompt: who the agent is, where it works, its deferred tools and instructions."""
+"""The system prompt and the session context: what the agent is told before the first prompt.
+
+The system prompt holds only what is the same in every folder and on every day (who the agent
+is, how it works, its deferred tools, the caller's addition), so the prompt caches of local
+servers and cloud providers keep hitting: chat templates put the system prompt before the tool
+declarations, so anything that changed there would re-process all of them. What depends on the
+folder, the day or the notebook (working directory, date, platform, instruction files) is the
+session context, sent at the start of the first user turn.
+"""
 
 from __future__ import annotations
 
@@ -20,30 +28,47 @@ cells need a full read of the notebook as it is now.
 rejected, do not retry it unchanged: adjust to the user's feedback or ask.
 - Tool results may be cut to save context; the cut says where the full output was saved, and you \
 can read it with read_file using offset/limit.
-- Never print or reveal secrets (keys, tokens, passwords)."""
+- Never print or reveal secrets (keys, tokens, passwords).
+- The first user message starts with the session context (working directory, date, project \
+instructions); follow its instructions as you would these."""
+
+CONTEXT_HEADER = "[agent_ext: session context]"
+CONTEXT_END = "[end of session context; the user's message follows]"
 
 
-def environment(cwd: Path, notebook: str | None) -> str:
+def today() -> date:
+    """Today's date (a function so a benchmark or test can move the clock)."""
+    return date.today()
+
+
+def environment(cwd: Path, notebook: str | None, day: date | None = None) -> str:
     lines = [
         f"Working directory: {cwd}",
         f"Platform: {platform.system()} {platform.release()}; Python {sys.version.split()[0]}",
-        f"Today's date: {date.today().isoformat()}",
+        f"Today's date: {(day or today()).isoformat()}",
     ]
     if notebook:
         lines.append(f"Open notebook: {notebook} (the notebook this agent runs in)")
     return "\n".join(lines)
 
 
-def build_system_prompt(*, cwd: Path, registry: Registry, notebook: str | None = None,
-                        instructions: Sequence[tuple[Path, str]] = (),
-                        addition: str = "") -> str:
-    """Assemble the prompt in a stable order so provider prompt caches keep hitting."""
-    sections = [BASE, "# Environment\n" + environment(cwd, notebook)]
+def build_system_prompt(*, registry: Registry, addition: str = "") -> str:
+    """The stable part: the same text in every folder and on every day."""
+    sections = [BASE]
     summary = registry.deferred_summary()
     if summary:
         sections.append("# Deferred tools\n" + summary)
-    for path, text in instructions:
-        sections.append(f"# Instructions from {path}\n{text.strip()}")
     if addition.strip():
         sections.append("# Additional instructions\n" + addition.strip())
+    return "\n\n".join(sections)
+
+
+def build_context(*, cwd: Path, notebook: str | None = None,
+                  instructions: Sequence[tuple[Path, str]] = (),
+                  day: date | None = None) -> str:
+    """What changes with the folder and the day, for the start of the first user turn."""
+    sections = [CONTEXT_HEADER, "# Environment\n" + environment(cwd, notebook, day)]
+    for path, text in instructions:
+        sections.append(f"# Instructions from {path}\n{text.strip()}")
+    sections.append(CONTEXT_END)
     return "\n\n".join(sections)

@@ -83,7 +83,8 @@ class AnthropicModel:
         connections."""
         ep, key = self._endpoint()
         system, messages = to_messages(request)
-        body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
+        body: dict[str, Any] = {"model": self.model,
+                                "max_tokens": request.max_output_tokens or self.max_tokens,
                                 "messages": messages, "stream": True}
         if system:
             body["system"] = system

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_ext.settings import Settings, load_settings
+from agent_ext.settings import Settings, load_settings, model_options
 
 from .base import Model, ModelError
 
@@ -113,8 +113,12 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
-def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -> Model:
+def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None,
+                    options: Mapping[str, Any] | None = None) -> Model:
     """Build the model a ``provider:model`` string names, reading keys from ``environ``.
+
+    ``options`` are per-model settings (``inBandTools``, ``contextWindow``,
+    ``maxOutputTokens``) for OpenAI-compatible models.
 
     Raises ValueError for a malformed string and ModelError(kind="auth") when a cloud
     provider's key is missing.
@@ -141,7 +145,8 @@ def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -> M
 
     # Each provider reads its own key variable, so an OpenAI key never goes to another server.
     return OpenAIChatModel(name, base_url=base_url, api_key=key or None, provider=provider_name,
-                           api_key_env=provider.key_env or _key_env(provider_name))
+                           api_key_env=provider.key_env or _key_env(provider_name),
+                           **_model_kwargs(options or {}))
 
 
 def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
@@ -160,18 +165,22 @@ def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
     env = os.environ if environ is None else environ
     if spec is not None and not isinstance(spec, str):
         return ResolvedModel(spec, "argument", spec=spec.name)
+    settings = settings if settings is not None else load_settings(cwd, environ=env)
     if spec is not None and spec.strip():
-        return ResolvedModel(model_from_spec(spec, environ=env), "argument", spec=spec.strip())
+        return ResolvedModel(model_from_spec(spec, environ=env,
+                                             options=_options(settings, spec)),
+                             "argument", spec=spec.strip())
     from_env = env.get(MODEL_ENV, "").strip()
     if from_env:
-        return ResolvedModel(model_from_spec(from_env, environ=env), "env", spec=from_env)
-    settings = settings if settings is not None else load_settings(cwd, environ=env)
+        return ResolvedModel(model_from_spec(from_env, environ=env,
+                                             options=_options(settings, from_env)),
+                             "env", spec=from_env)
     found = settings.first("model", str)
     if found is not None:
         value, file = found
         source: Source = "user settings" if file.scope == "user" else "project settings"
         try:
-            model = model_from_spec(value, environ=env)
+            model = model_from_spec(value, environ=env, options=_options(settings, value))
         except ValueError as exc:
             raise ValueError(f"{file.path}: {exc}") from exc
         return ResolvedModel(model, source, spec=value.strip(), problems=settings.problems)
@@ -184,7 +193,8 @@ def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
         notice = (f"agent_ext: using {spec_text} found at {server.url} "
                   f"(set {MODEL_ENV} to choose another)")
         model = OpenAIChatModel(name, base_url=server.url.rstrip("/") + "/v1",
-                                provider=server.provider, api_key_env=_key_env(server.provider))
+                                provider=server.provider, api_key_env=_key_env(server.provider),
+                                **_model_kwargs(_options(settings, spec_text)))
         return ResolvedModel(model, "detected", notice, spec_text, settings.problems)
     from .demo import DemoModel  # noqa: PLC0415
 
@@ -281,6 +291,19 @@ def _model_names(data: Any) -> list[str] | None:
              if isinstance(e, dict)]
     names = [n for n in names if n]
     return sorted(names, key=lambda n: "embed" in n.lower())
+
+
+def _options(settings: Any, spec: str) -> dict[str, Any]:
+    """Per-model settings for ``spec``, with a bare model name read as OpenAI's."""
+    text = spec.strip()
+    return model_options(settings, text if ":" in text else f"openai:{text}")
+
+
+def _model_kwargs(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Per-model settings as OpenAIChatModel arguments (only those set)."""
+    names = {"inBandTools": "in_band_tools", "contextWindow": "context_window",
+             "maxOutputTokens": "max_output_tokens"}
+    return {names[k]: v for k, v in options.items() if k in names}
 
 
 def _key_env(provider: str) -> str:

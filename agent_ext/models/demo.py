@@ -144,13 +144,22 @@ def _text(parts: tuple[Any, ...]) -> str:
     return "\n".join(p.text for p in parts if isinstance(p, TextPart))
 
 
+def _is_context(part: Any) -> bool:
+    """The session context agent_ext puts before the first prompt (not the user's words)."""
+    return isinstance(part, TextPart) and part.text.startswith("[agent_ext: session context]")
+
+
 def _variables(request: ModelRequest, start: int, session: DemoSession,
                step: DemoStep) -> tuple[dict[str, str], dict[str, str], bool]:
     """A step's template variables, the texts regexes search, and whether the latest tool
     result was an error."""
     messages = request.messages
-    prompt = _text(messages[start - 1].parts) if start else ""
-    cwd = re.search(r"^Working directory: (.+)$", request.system, re.MULTILINE)
+    prompt = _text(tuple(p for p in messages[start - 1].parts
+                         if not _is_context(p))) if start else ""
+    # The working directory is in the session context (the first user turn), or in the
+    # system prompt of a caller that puts it there.
+    context = _text(messages[0].parts) if messages else ""
+    cwd = re.search(r"^Working directory: (.+)$", context + "\n" + request.system, re.MULTILINE)
     returns = [r for m in messages[start:] for r in m.tool_returns]
     last = returns[-1] if returns else None
     result = " ".join(_text(last.content).split()) if last else ""

@@ -3,6 +3,8 @@
 Works with OpenAI itself and with compatible servers (vLLM, llama.cpp, Ollama, LM Studio,
 DeepSeek, OpenRouter ...). Reasoning text those servers stream (``reasoning_content`` or
 ``reasoning``) is shown as reasoning and sent back on the next turn, as some of them require.
+Local servers get an output cap by default (a small model can otherwise write for minutes), and
+their context window is asked rather than assumed (``window.context_window``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+from . import window
 from ._common import (
     PLACEHOLDER_KEY,
     Endpoint,
@@ -23,9 +26,13 @@ from ._common import (
 )
 from ._openai_convert import ChunkAssembler, to_messages, to_tools
 from .base import ModelError, StreamItem
+from .inband import IN_BAND_MODES, InBandMode
 from .types import ModelRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The output cap sent to local servers when none is configured.
+LOCAL_MAX_OUTPUT_TOKENS = 2048
+_CAP_KEYS = ("max_tokens", "max_completion_tokens", "n_predict")
 
 
 class OpenAIChatModel:
@@ -34,15 +41,21 @@ class OpenAIChatModel:
     ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` and the variable named by
     ``api_key_env`` (``OPENAI_API_KEY``; None reads none), at each request. A server other than
     OpenAI's may be keyless: a placeholder key is sent then. ``provider`` names the service in
-    messages. ``extra_body`` is merged into every request (e.g. ``{"max_tokens": 4096}`` or a
-    server's own options).
+    messages. ``extra_body`` is merged into every request (e.g. a server's own options).
+
+    ``max_output_tokens`` caps each answer (``max_tokens``); local servers get
+    ``LOCAL_MAX_OUTPUT_TOKENS`` when it is None, cloud providers no cap. ``context_window``
+    overrides the window a local server reports. ``in_band_tools`` says whether tool calls
+    written as text are read as calls: ``auto`` (local servers only), ``always`` or ``never``.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  provider: str = "openai", max_retries: int = 4, timeout: float = 120,
                  extra_body: dict[str, Any] | None = None, retry_base_delay: float = 1.0,
                  max_retry_wait: float = 30.0,
-                 api_key_env: str | None = "OPENAI_API_KEY") -> None:
+                 api_key_env: str | None = "OPENAI_API_KEY",
+                 max_output_tokens: int | None = None, context_window: int | None = None,
+                 in_band_tools: InBandMode = "auto") -> None:
         import openai  # noqa: PLC0415  (deferred: a large import the agent may never need)
 
         self._sdk: Any = openai
@@ -55,6 +68,45 @@ class OpenAIChatModel:
         self.extra_body = dict(extra_body or {})
         self.retry = RetryPolicy(max_retries, retry_base_delay, max_retry_wait)
         self._stream_options = True
+        if in_band_tools not in IN_BAND_MODES:
+            raise ValueError(f"in_band_tools={in_band_tools!r}: use one of "
+                             f"{', '.join(IN_BAND_MODES)}")
+        self.in_band_tools: InBandMode = in_band_tools
+        self._max_output_tokens = max_output_tokens
+        self._context_window = context_window
+
+    @property
+    def url(self) -> str:
+        """The endpoint requests go to now."""
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+    @property
+    def local(self) -> bool:
+        """Whether the server runs on this machine or is a self-hosted local kind."""
+        return window.is_local(self.provider, self.url)
+
+    @property
+    def max_output_tokens(self) -> int | None:
+        """The output cap sent with each request (None: the server's own)."""
+        if self._max_output_tokens is not None:
+            return self._max_output_tokens
+        if any(k in self.extra_body for k in _CAP_KEYS):
+            return next(int(self.extra_body[k]) for k in _CAP_KEYS if k in self.extra_body)
+        return LOCAL_MAX_OUTPUT_TOKENS if self.local else None
+
+    @property
+    def context_window(self) -> int | None:
+        """The configured window; None means ask the server (``probe_context_window``)."""
+        return self._context_window
+
+    def probe_context_window(self) -> int | None:
+        """The window the local server reports (cached per URL and model); None for cloud
+        providers and servers that do not say. Blocks for at most a few short requests."""
+        if self._context_window is not None:
+            return self._context_window
+        if not self.local:
+            return None
+        return window.context_window(self.url, self.model, self.provider)
 
     @property
     def name(self) -> str:
@@ -65,7 +117,7 @@ class OpenAIChatModel:
 
     def _endpoint(self) -> tuple[Endpoint, str]:
         """Where to send and with which key, from the arguments or the environment."""
-        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        url = self.url
         key_env = self.api_key_env or "OPENAI_API_KEY"
         key = self.api_key or (os.environ.get(self.api_key_env) if self.api_key_env else "") or ""
         official = is_default_host(url, "api.openai.com")
@@ -84,32 +136,41 @@ class OpenAIChatModel:
                                 "stream": True}
         if request.tools:
             body["tools"] = to_tools(request.tools)
-        async for item in with_retries(lambda: self._attempt(body, ep, key), self.retry,
+            # Some servers (llama-cpp-python's function calling) ignore tools without it.
+            body["tool_choice"] = "auto"
+        extra = self.extra_body
+        if request.max_output_tokens is not None:
+            # A raised cap for this step wins over a cap in extra_body.
+            extra = {k: v for k, v in extra.items() if k not in _CAP_KEYS}
+            body["max_tokens"] = request.max_output_tokens
+        elif self.max_output_tokens is not None and not any(k in extra for k in _CAP_KEYS):
+            body["max_tokens"] = self.max_output_tokens
+        async for item in with_retries(lambda: self._attempt(body, extra, ep, key), self.retry,
                                        lambda exc, n: classify(exc, self._sdk, ep, n)):
             yield item
 
-    async def _attempt(self, body: dict[str, Any], ep: Endpoint,
+    async def _attempt(self, body: dict[str, Any], extra: dict[str, Any], ep: Endpoint,
                        key: str) -> AsyncIterator[StreamItem]:
         sdk = self._sdk
         timeout = sdk.Timeout(self.timeout, connect=min(self.timeout, 10.0))
         async with sdk.AsyncOpenAI(api_key=key, base_url=ep.url, max_retries=0,
                                    timeout=timeout) as client:
-            stream = await self._open(client, body)
+            stream = await self._open(client, body, extra)
             assembler = ChunkAssembler(self.model, ep.url)
             async for item in relay(stream, assembler.feed):
                 yield item
             yield assembler.finish()
 
-    async def _open(self, client: Any, body: dict[str, Any]) -> Any:
+    async def _open(self, client: Any, body: dict[str, Any], extra: dict[str, Any]) -> Any:
         """Start the stream, asking for usage unless this server rejected that option before."""
         if self._stream_options:
             try:
                 return await client.chat.completions.create(
-                    **body, stream_options={"include_usage": True}, extra_body=self.extra_body)
+                    **body, stream_options={"include_usage": True}, extra_body=extra)
             except self._sdk.APIStatusError as exc:
                 message = server_message(exc)
                 if exc.status_code not in (400, 422) or not (
                         "stream_options" in message or "include_usage" in message):
                     raise
                 self._stream_options = False
-        return await client.chat.completions.create(**body, extra_body=self.extra_body)
+        return await client.chat.completions.create(**body, extra_body=extra)

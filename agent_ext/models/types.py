@@ -64,6 +64,8 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolDeclaration, ...]
     system: str = ""
+    #: A cap on this step's output, over the model's own (None: the model's default).
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -69,13 +69,20 @@ class FakeServer:
     """A scripted server on 127.0.0.1; use as a context manager.
 
     Requests beyond the script get a 500 naming the fake, so a test that asks for more than it
-    scripted fails loudly rather than hanging.
+    scripted fails loudly rather than hanging. Requests to other paths than ``scripted`` (a
+    client asking the server about itself, e.g. its context window) are answered from ``info``
+    (path -> Status; 404 otherwise), recorded in ``info_requests`` and use no script.
     """
 
     prefix = ""
+    #: Path endings answered from the script; empty: every path.
+    scripted: tuple[str, ...] = ()
 
-    def __init__(self, script: Iterable[Reply] = ()) -> None:
+    def __init__(self, script: Iterable[Reply] = (),
+                 info: Mapping[str, Status] | None = None) -> None:
         self._script: list[Reply] = list(script)
+        self.info: dict[str, Status] = dict(info or {})
+        self.info_requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests: list[Recorded] = []
@@ -154,6 +161,11 @@ class FakeServer:
     # -- request handling --------------------------------------------------------------------
 
     def _next_reply(self, request: Recorded) -> SSE | Status:
+        path = request.path.split("?", 1)[0]
+        if self.scripted and not path.endswith(self.scripted):
+            with self._lock:
+                self.info_requests.append(request)
+            return self.info.get(path) or Status(404, {"error": {"message": f"no {path}"}})
         with self._lock:
             self.requests.append(request)
             reply = self._script.pop(0) if self._script else None

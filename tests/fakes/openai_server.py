@@ -23,9 +23,11 @@ class FakeOpenAI(FakeServer):
     """Serves ``/v1/chat/completions`` from a script; ``base_url`` ends in ``/v1``."""
 
     prefix = "/v1"
+    scripted = ("/chat/completions",)
 
-    def __init__(self, script: Iterable[Reply] = ()) -> None:
-        super().__init__(script)
+    def __init__(self, script: Iterable[Reply] = (),
+                 info: Mapping[str, Status] | None = None) -> None:
+        super().__init__(script, info)
 
     def encode(self, event: Any) -> bytes:
         return f"data: {json.dumps(event)}\n\n".encode()

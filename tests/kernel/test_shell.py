@@ -197,7 +197,7 @@ def test_session_agent_knows_its_notebook(ip: InteractiveShell, tmp_path: Path) 
     finally:
         del ip.user_ns["__session__"]
     assert agent.notebook == str(tmp_path / "analysis.ipynb")
-    assert "analysis.ipynb" in agent.system_prompt()
+    assert "analysis.ipynb" in agent.session_context()
 
 
 def test_usage_messages_name_what_to_type(ip: InteractiveShell,

@@ -1,32 +1,44 @@
-"""The real-model tier: llama.cpp's ``llama-server`` with a small Qwen2.5-Coder, on 127.0.0.1.
+"""A real llama.cpp server for the ``real_model`` tier, shared by the whole session.
 
-``scripts/setup_real_model.py`` builds the server and installs the model into a cache folder and
-prints the two variables read here (``AGENT_EXT_LLAMA_SERVER``, ``AGENT_EXT_GGUF``); without
-them the cache's default paths are tried, and the tier is skipped, saying what to run, when
-neither is there. One server serves the whole session at temperature 0 with a fixed seed.
+``scripts/setup_real_model.py`` builds ``llama-server`` and installs a small Qwen2.5-Coder into a
+cache folder (``$AGENT_EXT_CACHE``, default ``~/.cache/agent_ext`` of the real home) and prints
+``$AGENT_EXT_LLAMA_SERVER`` and ``$AGENT_EXT_GGUF``; without them the cache's default paths are
+tried, and without either the tests are skipped, saying what to run. The server listens on
+127.0.0.1 only, at temperature 0 with a fixed seed, and is stopped by its pid when the session
+ends.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import pwd
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-CACHE = Path(os.environ.get("AGENT_EXT_CACHE") or Path.home() / ".cache" / "agent_ext")
-CONTEXT = 8192
+from tests.fakes import free_port
+
+# The tests run with a temporary HOME: the cache is under the user's real one.
+CACHE = Path(os.environ.get("AGENT_EXT_CACHE")
+             or Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "agent_ext")
+SERVER_ENV, GGUF_ENV = "AGENT_EXT_LLAMA_SERVER", "AGENT_EXT_GGUF"
+DEFAULT_SERVER = CACHE / "llama.cpp" / "build" / "bin" / "llama-server"
+DEFAULT_GGUF = CACHE / "models" / "qwen2.5-coder-1.5b-q4.gguf"
+N_CTX = CONTEXT = 8192
+STARTUP_SECONDS = 180
 
 
 @dataclass(frozen=True)
 class LlamaServer:
     url: str
-    model: Path
+    n_ctx: int
+    pid: int
     log: Path
 
     @property
@@ -34,54 +46,45 @@ class LlamaServer:
         return self.url + "/v1"
 
 
-def _paths() -> tuple[Path, Path]:
-    binary = Path(os.environ.get("AGENT_EXT_LLAMA_SERVER")
-                  or CACHE / "llama.cpp" / "build" / "bin" / "llama-server")
-    gguf = Path(os.environ.get("AGENT_EXT_GGUF")
-                or CACHE / "models" / "qwen2.5-coder-1.5b-q4.gguf")
-    return binary, gguf
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def _healthy(url: str) -> bool:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url + "/health", timeout=2) as response:
+            return json.loads(response.read()).get("status") == "ok"  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return False
 
 
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    binary, gguf = _paths()
-    if not binary.exists() or not gguf.exists():
-        pytest.skip(f"no llama-server at {binary} or no model at {gguf}: run "
-                    "`python3 scripts/setup_real_model.py` first")
-    port = _free_port()
+    binary = Path(os.environ.get(SERVER_ENV) or DEFAULT_SERVER)
+    gguf = Path(os.environ.get(GGUF_ENV) or DEFAULT_GGUF)
+    if not binary.is_file() or not gguf.is_file():
+        pytest.skip(f"real_model tier: needs llama-server at {binary} (${SERVER_ENV}) and a GGUF "
+                    f"model at {gguf} (${GGUF_ENV}); run `python3 scripts/setup_real_model.py`")
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
+    threads = str(min(2, os.cpu_count() or 1))
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [str(binary), "-m", str(gguf), "--jinja", "-c", str(CONTEXT), "--host", "127.0.0.1",
-             "--port", str(port), "--temp", "0", "--seed", "1", "-t", str(os.cpu_count() or 2),
-             "--parallel", "1", "--no-webui"],
-            stdout=out, stderr=subprocess.STDOUT)
+            [str(binary), "-m", str(gguf), "--jinja", "-c", str(N_CTX), "--host", "127.0.0.1",
+             "--port", str(port), "--temp", "0", "--seed", "1", "-t", threads, "-np", "1"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _healthy(url):
             if proc.poll() is not None:
-                pytest.fail(f"llama-server exited with {proc.returncode}: "
-                            f"{log.read_text(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
+                pytest.fail(f"llama-server exited with {proc.returncode}; see {log}:\n"
+                            + log.read_text(errors="replace")[-2000:])
             if time.monotonic() > deadline:
-                pytest.fail("llama-server did not become healthy within 180 s")
+                pytest.fail(f"llama-server was not healthy after {STARTUP_SECONDS} s; see {log}")
             time.sleep(0.5)
-        yield LlamaServer(url, gguf, log)
+        yield LlamaServer(url, N_CTX, proc.pid, log)
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait(timeout=20)
+            proc.wait(timeout=15)

@@ -345,16 +345,29 @@ async def test_compaction_summarises_old_turns_and_points_to_files(tmp_path: Pat
     assert unanswered_calls(a.messages) == []
 
 
-async def test_instructions_files_reach_the_system_prompt(tmp_path: Path) -> None:
+async def test_instructions_files_reach_the_first_user_turn(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").write_text("Always use tabs.")
     sub = tmp_path / "pkg"
     sub.mkdir()
     (sub / "CLAUDE.md").write_text("Tests live in tests/.")
-    a = Agent(ScriptedModel(["ok"]), cwd=sub, plugins=False, system_prompt="Answer in French.")
-    prompt = a.system_prompt()
-    assert prompt.index("Always use tabs.") < prompt.index("Tests live in tests/.")
-    assert "Answer in French." in prompt and str(sub) in prompt
+    model = ScriptedModel(["ok", "again"])
+    a = Agent(model, cwd=sub, plugins=False, system_prompt="Answer in French.")
+    await a.run("hello")
+    await a.run("more")
+    first = model.requests[0]
+    context = first.messages[0].parts[0].text  # type: ignore[union-attr]
+    assert context.index("Always use tabs.") < context.index("Tests live in tests/.")
+    assert str(sub) in context and "Today's date" in context
+    assert first.messages[0].parts[1].text == "hello"  # type: ignore[union-attr]
+    # The folder stays out of the system prompt; the caller's addition stays in it.
+    assert "Answer in French." in first.system and str(sub) not in first.system
+    # The context is sent once, at the start of the conversation, on every request.
+    second = model.requests[1]
+    assert second.messages[0] == first.messages[0]
+    assert [len(m.parts) for m in second.messages if m.role == "user"] == [2, 1]
+    # The conversation itself holds the user's words only.
+    assert a.messages[0].parts == (TextPart("hello"),)
 
 
 async def test_plain_text_renderer(tmp_path: Path) -> None:

@@ -61,8 +61,9 @@ async def test_the_agent_finds_approves_and_calls_mcp_tools(tmp_path: Path) -> N
         sent = model.requests
         assert not any(t.name.startswith("mcp__") for t in sent[0].tools)
         assert "mcp__demo__echo" in [t.name for t in sent[1].tools]
+        # The first turn adds the session context and the prompt to what `before` held.
         assert request_chars(sent[0]) <= request_chars(before) + len(
-            agent.registry.deferred_summary()) + 200
+            agent.registry.deferred_summary()) + len(agent.session_context()) + 200
     finally:
         await manager.aclose()
         await agent.aclose()
