@@ -8,6 +8,7 @@ writing; every refusal says what to do next.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -73,7 +74,8 @@ def check_prior_read(cache: ReadCache, path: str | os.PathLike[str], verb: Verb,
                if verb == "editing" else "Read all of it first: you are replacing every line.")
         return _refuse(ErrorCode.EDIT_REQUIRES_PRIOR_READ,
                        f"You have not read {name} in this session, so {verb} it could destroy "
-                       f"content you have not seen. Read it with read_file first. {how}")
+                       f"content you have not seen. First call the read_file tool with "
+                       f"{json.dumps({'file_path': name})}, then retry. {how}")
     if not entry.last_read_cacheable:
         return _refuse(ErrorCode.EDIT_REQUIRES_PRIOR_READ,
                        f"Your read of {name} returned a non-text payload (an image, PDF, notebook "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -167,8 +168,13 @@ class NotebookReads:
 def _unread(where: str) -> tuple[str, str]:
     return ErrorCode.EDIT_REQUIRES_PRIOR_READ, (
         f"You have not read {where} in this session, so editing it could destroy work you have "
-        f"not seen. Read it with read_file {where} first (page through a large one with "
-        f"{where}:cells=0-49 and so on), then retry.")
+        f"not seen. First call the read_file tool with {_call(where)} (page through a large "
+        f"one with {where}:cells=0-49 and so on), then retry this edit.")
+
+
+def _call(path: str) -> str:
+    """The arguments of the read_file call to make, as JSON (what a model copies best)."""
+    return json.dumps({"file_path": path})
 
 
 def _state(rec: _Record) -> ReadState:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -218,8 +219,8 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         if router is None or router.get(url.scheme) is None:
             return ToolResult.fail(
                 ErrorCode.INVALID_TOOL_PARAMS,
-                f"grep on internal URLs ({url.scheme}://) arrives with the notebook layer. "
-                "Search files by path instead, or open the resource with read_file.")
+                f"grep cannot search {url.scheme}:// addresses in this session. Search files "
+                "by path instead, or open the address with read_file.")
         try:
             resolved = await router.resolve(url)
         except URLError as err:
@@ -228,12 +229,31 @@ class GrepInvocation(ToolInvocation[GrepParams]):
             return ToolResult.fail(ErrorCode.GREP_EXECUTION_ERROR,
                                    f"{url.href} is not text, so it cannot be searched; open it "
                                    "with read_file.")
-        regex = compile_query(query)
-        count, lines = search_text(resolved.text, regex, query,
-                                   spanning=spans_lines(regex, query),
-                                   first_only=query.mode == "files_with_matches")
-        hits = [FileHits(url.href, count=count, size=len(lines), parsed=lines)] if count else []
-        return Found.from_scan(ScanResult(files=hits))
+        return await self._search_text(query, resolved.text, url.href)
+
+    async def _search_text(self, query: GrepQuery, text: str, label: str) -> Found | ToolResult:
+        """Search text held in memory the way files are searched: by rg (no pattern can make
+        its matching blow up, and its timeout is a process's), from a private temporary file.
+        Without rg, Python's matcher runs in a thread under the same timeout."""
+        exe = self.grep.rg_path()
+        if exe is None:
+            regex = compile_query(query)
+            count, lines = await asyncio.to_thread(
+                search_text, text, regex, query, spanning=spans_lines(regex, query),
+                first_only=query.mode == "files_with_matches")
+            hits = [FileHits(label, count=count, size=len(lines), parsed=lines)] if count else []
+            return Found.from_scan(ScanResult(files=hits))
+        with tempfile.TemporaryDirectory(prefix="agent_ext_grep_") as folder:
+            body = Path(folder) / "text"
+            await asyncio.to_thread(body.write_text, text, encoding="utf-8", errors="replace")
+            try:
+                found = await search(exe, query, body, timeout=self.grep.timeout)
+            except RgError as err:
+                return ToolResult.fail(ErrorCode.GREP_EXECUTION_ERROR,
+                                       f"ripgrep failed: {err}. Narrow the pattern and retry.")
+        found.paths = [label for _ in found.paths]
+        found.mtimes = [0 for _ in found.mtimes]
+        return found
 
     def _report(self, query: GrepQuery, found: Found) -> ToolResult:
         report = Report(query, found, cwd=self.ctx.cwd, root=self.target,

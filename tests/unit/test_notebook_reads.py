@@ -30,7 +30,7 @@ def test_never_read() -> None:
     problem = NotebookReads().check_edit(snap(["a"]), "a", address="nb://")
     assert problem is not None
     assert problem[0] == EDIT_REQUIRES_PRIOR_READ
-    assert "read_file nb://" in problem[1]
+    assert 'call the read_file tool with {"file_path": "nb://"}' in problem[1]
 
 
 def test_full_read_licenses_edits() -> None:

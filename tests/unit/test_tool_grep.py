@@ -639,7 +639,7 @@ class _Scheme:
 async def test_internal_urls(tree: Path) -> None:
     result = await grep(tree, {"pattern": "foo", "path": "var://df"})
     assert result.error is not None
-    assert "arrives with the notebook layer" in result.text
+    assert "grep cannot search var:// addresses" in result.text
     ctx = ToolContext(cwd=tree)
     ctx.services[URLRouter] = URLRouter([_Scheme()])
     found = await grep(tree, {"pattern": "foo", "path": "var://df", "output_mode": "content",

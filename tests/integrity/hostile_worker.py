@@ -1,0 +1,91 @@
+"""Runs the hostile-input cases in a fresh process and prints one JSON line per case.
+
+For each case: how long the call took, the longest stall of the event loop while it ran (a
+ticker every 5 ms), the peak resident memory of the process during it (Linux's VmHWM, reset
+before each case), the result's error code and size. A fresh process keeps the figures free of
+what the test runner itself holds.
+
+Usage: python hostile_worker.py WORKDIR
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_ext import Agent, FunctionTool
+from agent_ext.models import ScriptedModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_cases import CASES, MARKER, prepare  # noqa: E402
+
+
+def _reset_peak() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return -1.0
+
+
+async def _measured(agent: Agent, tool: str, args: Any) -> dict[str, Any]:
+    gaps: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last - 0.005)
+            last = now
+
+    _reset_peak()
+    task = asyncio.ensure_future(ticker())
+    await asyncio.sleep(0.02)
+    started = time.perf_counter()
+    try:
+        result = await asyncio.wait_for(agent.call_tool(tool, args), 120)
+        code = result.error.code if result.error else None
+        size = len(result.text)
+    except asyncio.TimeoutError:
+        code, size = "hung", 0
+    seconds = time.perf_counter() - started
+    stop.set()
+    await task
+    return {"seconds": round(seconds, 3), "max_gap": round(max(gaps, default=0.0), 4),
+            "peak_mb": round(_peak_mb(), 1), "code": code, "chars": size}
+
+
+async def main(workdir: Path) -> None:
+    prepare(workdir)
+    agent = Agent(ScriptedModel([]), cwd=workdir, mode="bypassPermissions", plugins=False,
+                  mcp=False, notebook=str(workdir / "big.ipynb"))
+    for i in range(300):
+        agent.registry.register_external("srv", FunctionTool(
+            lambda **kw: "", name=f"tool_{i}", description=f"does thing {i} with email and files",
+            parameters={"type": "object", "properties": {}}))
+    try:
+        for name, tool, args in CASES:
+            row = await _measured(agent, tool, args)
+            print(json.dumps({"case": name, **row}), flush=True)
+    finally:
+        await agent.aclose()
+    print(json.dumps({"case": "__closed__", "marker": MARKER}), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1])))
