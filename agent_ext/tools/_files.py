@@ -51,10 +51,15 @@ from agent_ext.fs.lock import file_lock
 from agent_ext.fs.matching import SNIPPET_MAX_LINES, snippet
 from agent_ext.urls import ParsedURL, URLError, URLRouter
 
+from ._ignore import ReadDenied
+
 S = TypeVar("S")
 P = TypeVar("P")
 
 MAX_LINE_CHARS = 2_000
+#: A change refused because its file was never read shows the file when it is this small.
+SHOWN_ON_REFUSAL_LINES = 400
+SHOWN_ON_REFUSAL_CHARS = 20_000
 _SNIFF_BYTES = 8192
 _services_lock = threading.Lock()
 
@@ -434,6 +439,8 @@ class ChangeInvocation(ToolInvocation[P]):
                     self._plan = await asyncio.to_thread(self._plan_file, self.target.path, cache)
             except RefusalError as problem:
                 self._plan = problem
+                if problem.code == ErrorCode.EDIT_REQUIRES_PRIOR_READ and self.target.path:
+                    self._plan = await asyncio.to_thread(self._read_for_model, problem)
             except URLError as err:
                 self._plan = RefusalError(err.code, str(err))
             except Exception as exc:  # noqa: BLE001  any failure to prepare is the model's error
@@ -443,6 +450,42 @@ class ChangeInvocation(ToolInvocation[P]):
         if isinstance(self._plan, RefusalError):
             raise self._plan
         return self._plan
+
+    def _read_for_model(self, problem: RefusalError) -> RefusalError:
+        """The refusal of a change to a file never read, with the file's content added when a
+        read of it would run unasked (inside the project, no deny or ask rule): the read is
+        recorded, so the model can redo the change at once instead of spending a turn on it."""
+        path = self.target.path
+        assert path is not None
+        if not self._readable_unasked(path):
+            return problem
+        try:
+            snap = read_snapshot(path)
+        except (OSError, BinaryFileError, RefusalError):
+            return problem
+        lines = split_lines(snap.text.text)
+        if len(lines) > SHOWN_ON_REFUSAL_LINES or len(snap.text.text) > SHOWN_ON_REFUSAL_CHARS:
+            return problem
+        cache = session_service(self.ctx, ReadCache)
+        cache.record_read(path, full=True, cacheable=True, st=snap.st,
+                          digest=content_digest(snap.data))
+        numbered, _ = number_lines(lines, 1)
+        return RefusalError(problem.code, (
+            f"{path} had not been read in this session, so nothing was changed. It is read now: "
+            f"here is all of it ({len(lines)} lines). Make the change again against this "
+            f"content.\n\n{numbered}"))
+
+    def _readable_unasked(self, path: Path) -> bool:
+        found_denied = self.ctx.services.get(ReadDenied)
+        found_asked = self.ctx.services.get(ReadAsked)
+        denied: ReadDenied | None = found_denied if callable(found_denied) else None
+        asked: ReadAsked | None = found_asked if callable(found_asked) else None
+        if denied is None or asked is None:
+            return False  # a policy that does not say: never show content on its behalf
+        real = Path(os.path.realpath(path))
+        root = Path(os.path.realpath(self.ctx.cwd))
+        return (real.is_relative_to(root) and not denied(real) and not denied(path)
+                and not asked(real, root))
 
     async def preflight(self) -> ToolResult | None:
         """The call's result when it cannot or need not write (before anyone is asked)."""

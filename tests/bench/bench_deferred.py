@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_ext.agent.prompt import build_system_prompt
+from agent_ext.agent.prompt import build_context, build_system_prompt
 from agent_ext.core import FunctionTool, Registry
 from agent_ext.models._openai_convert import to_tools
 from agent_ext.tools import register_builtins
@@ -68,7 +68,9 @@ def first_request(tools: list[dict[str, Any]], profile: str = "default") -> dict
     reg = registry_with(tools)
     reg.set_profile(profile)
     declarations = reg.declarations()
-    system = build_system_prompt(cwd=Path("/home/user/project"), registry=reg)
+    # The first request: the stable system prompt, the declarations, and the session context
+    # that starts the first user turn.
+    system = build_system_prompt(registry=reg) + build_context(cwd=Path("/home/user/project"))
     decl_chars = len(json.dumps([d.to_dict() for d in declarations]))
     return {
         "tools": len(declarations),

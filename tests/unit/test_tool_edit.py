@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent_ext import Agent
 from agent_ext.core import (
     ErrorCode,
     ExecControl,
@@ -20,6 +21,7 @@ from agent_ext.core import (
     ToolResult,
 )
 from agent_ext.fs import AtomicWriteError, EditHistory, ReadCache
+from agent_ext.models import ScriptedModel
 from agent_ext.tools import _files as files_mod
 from agent_ext.tools.edit import EditInvocation, EditTool
 from agent_ext.tools.read_file import ReadFileTool
@@ -443,3 +445,27 @@ async def test_edit_a_writable_url(ctx: ToolContext) -> None:
     inv = EditTool().build({"file_path": "mem://c", "old_string": "a", "new_string": "b"}, ctx)
     assert isinstance(inv, EditInvocation) and inv.tier() is Tier.WRITE
     assert inv.locations() == [Path("mem://c")]
+
+
+async def test_a_change_to_a_file_never_read_shows_it_so_the_next_try_lands(
+        tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "hidden.txt").write_text("private value\n")
+    (tmp_path / "asked.txt").write_text("ask first\n")
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  rules={"deny": ["Read(./hidden.txt)"], "ask": ["Read(./asked.txt)"]})
+    change = {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}
+    try:
+        first = await agent.call_tool("edit", change)
+        assert first.error is not None and first.error.code == "edit_requires_prior_read"
+        assert "return a - b" in first.text and "It is read now" in first.text
+        assert (tmp_path / "calc.py").read_text().endswith("a - b\n")  # nothing changed yet
+        second = await agent.call_tool("edit", change)
+        assert not second.is_error, second.text
+        assert (tmp_path / "calc.py").read_text().endswith("a + b\n")
+        for name, text in (("hidden.txt", "private value"), ("asked.txt", "ask first")):
+            refused = await agent.call_tool("edit", {"file_path": name, "old_string": "a",
+                                                     "new_string": "b"})
+            assert refused.is_error and text not in refused.text
+    finally:
+        await agent.aclose()
