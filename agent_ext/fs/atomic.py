@@ -173,7 +173,7 @@ def sweep_interrupted() -> list[Path]:
         return removed
     for note in notes:
         pid_text = note.name.split(".", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
+        if not pid_text.isdigit() or pid_alive(int(pid_text)):
             continue
         try:
             tmp = Path(note.read_text(encoding="utf-8"))
@@ -188,7 +188,8 @@ def sweep_interrupted() -> list[Path]:
     return removed
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one we may not signal counts as alive)."""
     if pid == os.getpid():
         return True
     try:

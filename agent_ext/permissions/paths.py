@@ -121,15 +121,9 @@ class PathPattern:
                    for r in self.regexes)
 
 
-def compile_path(spec: str, *, project: str, cwd: str, home: str,
-                 folded: bool = False) -> PathPattern:
-    """Compile a Read/Edit specifier against the anchors.
-
-    ``//p`` is absolute, ``~/p`` is under home, ``/p`` is under the project root, ``./p`` and
-    ``p`` are under cwd; a name without a slash (``*.env``) matches at any depth under cwd.
-    ``*`` is one level, ``**`` any number, and a trailing ``/`` or ``/**`` means "everything
-    under".
-    """
+def anchored_parts(spec: str, *, project: str, cwd: str, home: str) -> tuple[str, list[str]]:
+    """The folder a specifier is anchored at and its components below it (see
+    ``compile_path``): a name without a slash starts with ``**``, a trailing ``**`` is dropped."""
     if spec.startswith("//"):
         base, rest, anchored = "/", spec[2:], True
     elif spec == "~" or spec.startswith("~/"):
@@ -145,6 +139,19 @@ def compile_path(spec: str, *, project: str, cwd: str, home: str,
         parts.pop()
     if not anchored and parts:
         parts.insert(0, "**")
+    return base, parts
+
+
+def compile_path(spec: str, *, project: str, cwd: str, home: str,
+                 folded: bool = False) -> PathPattern:
+    """Compile a Read/Edit specifier against the anchors.
+
+    ``//p`` is absolute, ``~/p`` is under home, ``/p`` is under the project root, ``./p`` and
+    ``p`` are under cwd; a name without a slash (``*.env``) matches at any depth under cwd.
+    ``*`` is one level, ``**`` any number, and a trailing ``/`` or ``/**`` means "everything
+    under".
+    """
+    base, parts = anchored_parts(spec, project=project, cwd=cwd, home=home)
     literal: list[str] = []
     while parts and not (_GLOB_CHARS & set(parts[0]) or "\\" in parts[0]):
         literal.append(parts.pop(0))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._shell_expand import Unknown
-from .paths import PathPattern, inside
+from .paths import PathPattern, anchored_parts, inside
 from .rules import Rule
 from .shell_paths import HARMLESS, Touched
 
@@ -39,21 +39,7 @@ def spec_shape(spec: str, *, project: str, cwd: str, home: str) -> SpecShape:
     Follows ``paths.compile_path``'s anchors: ``//`` absolute, ``~/`` home, ``/`` project,
     ``./`` or a slash inside: cwd; a bare name matches at any depth under cwd.
     """
-    if spec.startswith("//"):
-        base, rest, anchored = "/", spec[2:], True
-    elif spec == "~" or spec.startswith("~/"):
-        base, rest, anchored = home, spec[2:], True
-    elif spec.startswith("/"):
-        base, rest, anchored = project, spec[1:], True
-    elif spec.startswith("./"):
-        base, rest, anchored = cwd, spec[2:], True
-    else:
-        base, rest, anchored = cwd, spec, "/" in spec.rstrip("/")
-    parts = [p for p in rest.split("/") if p not in ("", ".")]
-    if parts and parts[-1] == "**":
-        parts.pop()
-    if not anchored and parts:
-        parts.insert(0, "**")
+    base, parts = anchored_parts(spec, project=project, cwd=cwd, home=home)
     literal: list[str] = []
     while parts and not (_GLOB & set(parts[0])):
         literal.append(parts.pop(0))

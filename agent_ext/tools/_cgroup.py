@@ -18,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 
+from agent_ext.fs.atomic import pid_alive
+
 _PROBE_LOCK = threading.Lock()
 _ROOT: list[Path | None] = []
 #: Groups of this process still in use (made, and not removed by their command).
@@ -76,19 +78,9 @@ def _sweep(base: Path, *, own: bool = False) -> None:
                 continue
             mine = int(owner) == os.getpid()
             if (own and mine and entry.name not in _IN_USE) or (
-                    not mine and not _alive(int(owner))):
+                    not mine and not pid_alive(int(owner))):
                 with contextlib.suppress(OSError):
                     entry.rmdir()  # fails, harmlessly, while the group has members
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 class Group:
