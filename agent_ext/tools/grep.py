@@ -123,6 +123,10 @@ class GrepTool(Tool[GrepParams]):
                         "path and the file pattern as glob (e.g. glob=\"*.py\").")
             return (f"`path` {params.path!r} does not exist ({target.path}). Check it with ls "
                     "or glob, or leave path out to search the working directory.")
+        if (target.path is not None and not target.path.is_dir()
+                and not target.path.is_file()):
+            return (f"`path` {params.path!r} is not a file or a directory (a device, pipe or "
+                    "socket, which may never end); grep searches files. Use the shell for it.")
         return None
 
     def invocation(self, params: GrepParams, ctx: ToolContext) -> ToolInvocation[GrepParams]:

@@ -675,3 +675,9 @@ def test_engine_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_EXT_GREP", "python")
     assert GrepTool().rg_path() is None
     assert GrepTool(engine="python").rg_path() is None
+
+
+async def test_a_device_is_refused_at_once(tree: Path) -> None:
+    result = await grep(tree, {"pattern": "a", "path": "/dev/zero"})
+    assert result.error is not None and result.error.code == "invalid_tool_params"
+    assert "not a file or a directory" in result.text
