@@ -89,7 +89,8 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         if query.lower().startswith("select:"):
             return _select(registry, query[len("select:"):], self.params.max_results)
         limit = self.params.max_results
-        query, shortened = bounded_query(query)
+        query, shortened = (bounded_query(query) if len(query) <= QUICK_QUERY_CHARS
+                            else await asyncio.to_thread(bounded_query, query))
         try:
             # A plugged (model-backed) search may load its model first, and a long query takes
             # a while to score: both off the event loop.

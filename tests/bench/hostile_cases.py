@@ -54,8 +54,8 @@ CASES: list[tuple[str, str, Any]] = [
     *((f"grep multiline {p}", "grep", {"pattern": p, "path": "evil.txt", "multiline": True})
       for p in REDOS[:5]),
     *((f"glob {p}", "glob", {"pattern": p}) for p in (
-        "**/**/**/**/**/**/**/*", "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}/**", "**/*[a-z]*[a-z]*"
-        "[a-z]*[a-z]*[a-z]*.txt", "*" * 200, "deep/**/f1*")),
+        "**/**/**/**/**/**/**/*", "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}/**",
+        "**/*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*.txt", "*" * 200, "deep/**/f1*")),
     ("args nested 5,000 deep", "read_file", _deep(5_000)),
     ("args as JSON nested 100,000 deep", "read_file",
      '{"file_path": "evil.txt", "a": ' + "[" * 100_000 + "]" * 100_000 + "}"),

@@ -11,6 +11,7 @@ Usage: python hostile_worker.py WORKDIR
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -21,14 +22,12 @@ from agent_ext import Agent, FunctionTool
 from agent_ext.models import ScriptedModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hostile_cases import CASES, MARKER, prepare  # noqa: E402
+from hostile_cases import CASES, MARKER, prepare
 
 
 def _reset_peak() -> None:
-    try:
+    with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def _peak_mb() -> float:
