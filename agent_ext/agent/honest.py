@@ -101,8 +101,9 @@ class RepeatGuard:
                             f"{count} times; send another prompt with more guidance to continue")
         reason = " ".join(first.split())
         reason = reason if len(reason) <= 300 else reason[:297] + "..."
-        note = (f"You made this exact call already and it failed with: {reason}\n"
-                "Change the arguments or take another approach; do not repeat it unchanged.\n\n")
+        note = (f"You made this exact call already, and it failed then with: {reason}\n"
+                "Change the arguments or take another approach; do not repeat it unchanged. "
+                "This time it failed with:\n\n")
         content = result.llm_content
         return replace(result, llm_content=note + content if isinstance(content, str)
                        else [TextPart(note), *content])

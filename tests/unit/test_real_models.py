@@ -211,7 +211,7 @@ async def test_the_same_failing_call_is_named_then_stops_the_run(tmp_path: Path)
     first, second, third = (r for _, r in run.tool_calls)
     assert third.is_error
     assert first.is_error and "exact call already" not in first.text
-    assert second.text.startswith("You made this exact call already and it failed with:")
+    assert second.text.startswith("You made this exact call already, and it failed then with:")
     assert first.text.split()[0] in second.text  # the first error is quoted
     assert run.stop_reason == "repeated_call" and model.remaining == 1
     assert any("same failing call" in n for n in notices(events))
@@ -300,21 +300,22 @@ async def test_cloud_models_are_not_asked(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("provider", "advice"), [
-    ("llamacpp", "-c 8192"), ("ollama", "num_ctx to 8192"),
-    ("lmstudio", "context length of 8192"), ("vllm", "--max-model-len 8192")])
+    ("llamacpp", "-c 4096"), ("ollama", "num_ctx to 4096"),
+    ("lmstudio", "context length of 4096"), ("vllm", "--max-model-len 4096")])
 async def test_a_window_too_small_for_the_first_request_says_what_to_raise(
         tmp_path: Path, provider: str, advice: str) -> None:
-    info = {"/props": Status(200, {"default_generation_settings": {"n_ctx": 2048}}),
-            "/api/show": Status(200, {"parameters": "num_ctx 2048"}),
+    # 1,024 tokens: too small even for the compact profile a small window gets.
+    info = {"/props": Status(200, {"default_generation_settings": {"n_ctx": 1024}}),
+            "/api/show": Status(200, {"parameters": "num_ctx 1024"}),
             "/api/v0/models": Status(200, {"data": [{"id": "qwen",
-                                                      "loaded_context_length": 2048}]}),
-            "/v1/models": Status(200, {"data": [{"id": "qwen", "max_model_len": 2048}]})}
+                                                      "loaded_context_length": 1024}]}),
+            "/v1/models": Status(200, {"data": [{"id": "qwen", "max_model_len": 1024}]})}
     with FakeOpenAI([], info=info) as srv:
         agent, _ = local_agent(srv, tmp_path, provider)
         run = await agent.run("read the file app.py and fix the bug")
         assert srv.requests == []  # nothing was sent that could not fit
     assert run.stop_reason == "error" and run.error is not None
-    assert advice in run.error and "2,048" in run.error and "tool declarations" in run.error
+    assert advice in run.error and "1,024" in run.error and "tool declarations" in run.error
     assert "compact" not in run.error
 
 
