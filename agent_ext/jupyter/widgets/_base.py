@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anywidget
 
@@ -25,6 +25,45 @@ def call_safely(callback: Callable[..., object], *args: object) -> None:
         callback(*args)
     except Exception:
         log.exception("agent_ext widget callback %r failed", callback)
+
+
+T = TypeVar("T")
+
+
+class OneAnswer(Generic[T]):
+    """A widget's one answer: the user's, or one given from elsewhere to show. It is set once;
+    callbacks waiting for it are called when the user's comes in (at once if it is in)."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self.value: T | None = None
+        self._callbacks: list[Callable[[T], object]] = []
+
+    def on(self, callback: Callable[[T], object]) -> None:
+        with self._lock:
+            if self.value is None:
+                self._callbacks.append(callback)
+                return
+            value = self.value
+        call_safely(callback, value)
+
+    def keep(self, value: T) -> None:
+        """Record ``value`` unless there is an answer already (callbacks are not called)."""
+        with self._lock:
+            if self.value is None:
+                self.value = value
+
+    def settle(self, value: T, widget: str) -> None:
+        """The user's answer: recorded and passed to the waiting callbacks; a second is
+        ignored (and logged)."""
+        with self._lock:
+            if self.value is not None:
+                log.info("%s ignored a second answer", widget)
+                return
+            self.value = value
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            call_safely(callback, value)
 
 
 class Widget(anywidget.AnyWidget):

@@ -14,7 +14,7 @@ from typing import Any
 import traitlets
 
 from ._assets import asset
-from ._base import Widget, call_safely, log
+from ._base import OneAnswer, Widget
 from ._static import cut, esc, wrap
 
 MAX_TEXT_CHARS = 10_000
@@ -88,28 +88,20 @@ class AskUserWidget(Widget):
 
     def __init__(self, question: Mapping[str, Any] | str, **kwargs: Any) -> None:
         super().__init__(question=normalise_question(question), **kwargs)
-        self._answered: Answer | None = None
-        self._answer_callbacks: list[Callable[[Answer], object]] = []
+        self._answer_of: OneAnswer[Answer] = OneAnswer(self._lock)
 
     @property
     def answered(self) -> Answer | None:
         """Your answer, once it is in."""
-        return self._answered
+        return self._answer_of.value
 
     def on_answer(self, callback: Callable[[Answer], object]) -> None:
         """Call ``callback(answer)`` when you answer (now, if you already have)."""
-        with self._lock:
-            if self._answered is None:
-                self._answer_callbacks.append(callback)
-                return
-            answered = self._answered
-        call_safely(callback, answered)
+        self._answer_of.on(callback)
 
     def show_answer(self, answer: Answer, note: str | None = None) -> None:
         """Show the answer and lock the view."""
-        with self._lock:
-            if self._answered is None:
-                self._answered = answer
+        self._answer_of.keep(answer)
         with self.hold_sync():
             self.answer = {**answer.to_dict(), **({"note": note} if note else {})}
             self.status = "answered"
@@ -126,22 +118,14 @@ class AskUserWidget(Widget):
         if kind != "answer":
             super()._handle(kind, content)
             return
-        answer = parse_answer(content, self.question)
-        with self._lock:
-            if self._answered is not None:
-                log.info("AskUserWidget ignored a second answer")
-                return
-            self._answered = answer
-            callbacks, self._answer_callbacks = self._answer_callbacks, []
-        for callback in callbacks:
-            call_safely(callback, answer)
+        self._answer_of.settle(parse_answer(content, self.question), "AskUserWidget")
 
     # -- static fallback ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
         if self.status == "cancelled":
             return str(self.answer.get("note") or "This question is no longer waiting for you.")
-        answer = self._answered
+        answer = self._answer_of.value
         if answer is None:
             return "Waiting for your answer (it can be given only while the kernel runs)."
         parts = [", ".join(answer.choices), f"“{answer.text}”" if answer.text else ""]

@@ -18,7 +18,7 @@ import traitlets
 from agent_ext.agent.approval import ApprovalRequest, Decision, Outcome, Persist
 
 from ._assets import asset
-from ._base import Widget, call_safely, log
+from ._base import OneAnswer, Widget
 from ._static import cut, cut_lines, esc, jsonable, wrap
 
 #: Texts above this size are not sent to the browser whole; the diff is sent instead.
@@ -167,28 +167,20 @@ class ConfirmDiffWidget(Widget):
     def __init__(self, request: ApprovalRequest, **kwargs: Any) -> None:
         super().__init__(request=request_json(request), **kwargs)
         self.approval = request
-        self._decided: Decision | None = None
-        self._decision_callbacks: list[Callable[[Decision], object]] = []
+        self._decision_of: OneAnswer[Decision] = OneAnswer(self._lock)
 
     @property
     def decided(self) -> Decision | None:
         """The decision that counts, once there is one (yours, or one given to show_decided)."""
-        return self._decided
+        return self._decision_of.value
 
     def on_decision(self, callback: Callable[[Decision], object]) -> None:
         """Call ``callback(decision)`` when you decide (now, if a decision is already in)."""
-        with self._lock:
-            if self._decided is None:
-                self._decision_callbacks.append(callback)
-                return
-            decided = self._decided
-        call_safely(callback, decided)
+        self._decision_of.on(callback)
 
     def show_decided(self, decision: Decision, note: str | None = None) -> None:
         """Show the final decision and lock the view; ``note`` replaces the generated sentence."""
-        with self._lock:
-            if self._decided is None:
-                self._decided = decision
+        self._decision_of.keep(decision)
         with self.hold_sync():
             self.decision = decision_json(decision, note)
             self.status = "decided"
@@ -205,16 +197,8 @@ class ConfirmDiffWidget(Widget):
         if kind != "decision":
             super()._handle(kind, content)
             return
-        decision = parse_decision(content, self.approval)
-        with self._lock:
-            if self._decided is not None:
-                log.info("ConfirmDiffWidget ignored a second decision for %s",
-                         self.approval.call_id)
-                return
-            self._decided = decision
-            callbacks, self._decision_callbacks = self._decision_callbacks, []
-        for callback in callbacks:
-            call_safely(callback, decision)
+        self._decision_of.settle(parse_decision(content, self.approval),
+                             f"ConfirmDiffWidget for {self.approval.call_id}")
 
     # -- static fallback ------------------------------------------------------------------------
 
@@ -231,8 +215,8 @@ class ConfirmDiffWidget(Widget):
             return describe(self.decision, self.approval.tool_name, self.approval.details.file_path)
         if self.status == "cancelled":
             return str(self.decision.get("note") or "This request is no longer waiting for you.")
-        if self._decided is not None:
-            return describe(decision_json(self._decided), self.approval.tool_name,
+        if self._decision_of.value is not None:
+            return describe(decision_json(self._decision_of.value), self.approval.tool_name,
                             self.approval.details.file_path)
         return "Waiting for your decision (it can be made only while the kernel runs)."
 

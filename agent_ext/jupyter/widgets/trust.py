@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import traitlets
 
 from ._assets import asset
-from ._base import Widget, call_safely, log
+from ._base import OneAnswer, Widget
 from ._static import esc, wrap
 
 if TYPE_CHECKING:
@@ -53,27 +53,19 @@ class ProjectTrustWidget(Widget):
     def __init__(self, project: ProjectTrust, **kwargs: Any) -> None:
         super().__init__(request=request_json(project), **kwargs)
         self._lines = [i.render() for i in project.ask.items]
-        self._answered: TrustAnswer | None = None
-        self._answer_callbacks: list[Callable[[TrustAnswer], object]] = []
+        self._answer_of: OneAnswer[TrustAnswer] = OneAnswer(self._lock)
 
     @property
     def answered(self) -> TrustAnswer | None:
-        return self._answered
+        return self._answer_of.value
 
     def on_answer(self, callback: Callable[[TrustAnswer], object]) -> None:
         """Call ``callback(answer)`` when the user answers (now, if they already have)."""
-        with self._lock:
-            if self._answered is None:
-                self._answer_callbacks.append(callback)
-                return
-            answered = self._answered
-        call_safely(callback, answered)
+        self._answer_of.on(callback)
 
     def show_answer(self, answer: TrustAnswer, note: str | None = None) -> None:
         """Show the outcome and lock the view."""
-        with self._lock:
-            if self._answered is None:
-                self._answered = answer
+        self._answer_of.keep(answer)
         with self.hold_sync():
             self.decision = {"answer": answer, **({"note": note} if note else {})}
             self.status = "decided"
@@ -93,23 +85,17 @@ class ProjectTrustWidget(Widget):
         answer = content.get("answer")
         if answer not in ANSWERS:
             raise ValueError(f"unknown trust answer {answer!r}")
-        with self._lock:
-            if self._answered is not None:
-                log.info("ProjectTrustWidget ignored a second answer")
-                return
-            self._answered = answer
-            callbacks, self._answer_callbacks = self._answer_callbacks, []
-        for callback in callbacks:
-            call_safely(callback, answer)
+        self._answer_of.settle(answer, "ProjectTrustWidget")
 
     # -- static fallback ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
         if self.status == "cancelled":
             return str(self.decision.get("note") or "Nothing was trusted.")
-        if self._answered is None:
+        answer = self._answer_of.value
+        if answer is None:
             return "Waiting for your answer (it can be given only while the kernel runs)."
-        return str(self.decision.get("note") or _SAID[self._answered])
+        return str(self.decision.get("note") or _SAID[answer])
 
     def static_html(self) -> str:
         items = "".join(f"<li><code>{esc(line)}</code></li>" for line in self._lines)
