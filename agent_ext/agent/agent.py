@@ -533,6 +533,7 @@ class Agent:
         results: list[ToolResult | None] = [None] * len(prepared)
         cancelled = False
         try:
+            await self._step(self._pipeline.decide_ahead(prepared))
             await self._step(run_batch(self._pipeline, prepared, results,
                                        max_parallel=self.max_parallel))
         except asyncio.CancelledError:
@@ -540,6 +541,8 @@ class Agent:
                 self._answer(tool_calls, results, calls)
                 raise
             cancelled = True
+        finally:
+            self._pipeline.forget_ahead()
         self._answer(tool_calls, results, calls)
         return not cancelled and not self._pipeline.cancelled.is_set()
 

@@ -1,10 +1,14 @@
-"""One tool call end to end: lookup, build, permission, approval, execute, per-result budget."""
+"""One tool call end to end: lookup, build, permission, approval, execute, per-result budget.
+
+The approvals one step of the agent needs can be asked together beforehand (``decide_ahead``);
+each call then runs with the decision made for it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +70,8 @@ class Pipeline:
     #: keeps rules the user saved in the project as the user's own).
     on_saved_rule: Callable[[str], None] | None = None
     _approval_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Decisions asked ahead with the other calls of their step (``decide_ahead``), by call id.
+    _ahead: dict[str, Decision] = field(default_factory=dict)
 
     def prepare(self, call: ToolCall) -> Prepared:
         """Find the tool and validate the arguments; failures become the call's result."""
@@ -107,6 +113,7 @@ class Pipeline:
         if self.registry.is_deferred(tool.name):
             self.registry.reveal([tool.name])  # called by its exact name: counts as revealed
         decision = self.policy.decide(invocation)
+        ahead = self._ahead.pop(call.id, None)
         if decision.verdict is Verdict.DENY:
             return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
                                    f"Permission denied for {invocation.description()}: "
@@ -116,7 +123,14 @@ class Pipeline:
             return self.budget.apply(self.secrets.mask_result(early), tool_name=tool.name,
                                      max_output_chars=tool.max_output_chars,
                                      truncate_keep=tool.truncate_keep)
-        if decision.verdict is Verdict.ASK:
+        if ahead is not None:
+            # Decided with its step's other calls; a rule an earlier card saved never
+            # overrides what the user chose for this one.
+            invocation_or_refusal = self._apply_decision(call, invocation, ahead)
+            if isinstance(invocation_or_refusal, ToolResult):
+                return invocation_or_refusal
+            invocation = invocation_or_refusal
+        elif decision.verdict is Verdict.ASK:
             invocation_or_refusal = await self._ask(call, invocation, decision.reason)
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
@@ -169,14 +183,79 @@ class Pipeline:
             self.emit(ApprovalResolved(request, decision))
         return self._apply_decision(call, invocation, decision)
 
+    async def decide_ahead(self, prepared: Sequence[Prepared]) -> None:
+        """Ask the approvals of one step's calls together, when the approver can
+        (``ask_many``) and more than one call needs one.
+
+        A later call that replaces the whole of the same cell or file as an earlier one takes
+        its place: only the later proposal is shown, and the earlier call is answered that it
+        was replaced. Calls whose check fails before asking (``preflight``) are left to fail
+        when they run, unasked.
+        """
+        self._ahead.clear()
+        ask_many = getattr(self.approver, "ask_many", None)
+        if ask_many is None or self.cancelled.is_set():
+            return
+        asking: list[tuple[Prepared, str]] = []
+        earlier: list[tuple[set[Place], bool]] = []
+        for p in prepared:
+            invocation = p.invocation
+            if invocation is None:
+                continue
+            mine = _places(invocation)
+            verdict = self.policy.decide(invocation)
+            asks = verdict.verdict is Verdict.ASK
+            clashes = [asked for places, asked in earlier if _overlap(places, mine)]
+            earlier.append((mine, asks))
+            # A call on what an earlier call of the step touches is checked (and asked) when
+            # it runs, after that one, unless it replaces the whole of what earlier asks change.
+            if not asks or (clashes and not (all(clashes) and _whole_call(invocation))):
+                continue
+            if await invocation.preflight() is None:
+                asking.append((p, verdict.reason))
+        if len(asking) < 2:
+            return
+        async with self._approval_lock:
+            requests = []
+            for p, reason in asking:
+                invocation = p.invocation
+                assert invocation is not None
+                requests.append(ApprovalRequest(
+                    call_id=p.call.id, tool_name=invocation.tool.name,
+                    details=await invocation.confirmation_details(), reason=reason,
+                    scopes=self.policy.scopes(invocation)))
+            shown = _replacing(requests, self._ahead)
+            if len(shown) < 2:
+                return  # the one left is asked as usual when it runs
+            for request in shown:
+                self.emit(ApprovalRequested(request))
+            try:
+                answers = [as_decision(a) for a in await ask_many(shown)]
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001  a broken approver must not run the calls
+                answers = [Decision.reject(f"the approval could not be obtained ({exc})")
+                           for _ in shown]
+            for request, decision in zip(shown, answers, strict=True):
+                self._ahead[request.call_id] = decision
+                self.emit(ApprovalResolved(request, decision))
+
+    def forget_ahead(self) -> None:
+        """Drop the decisions of a step that is over (call ids may repeat in later steps)."""
+        self._ahead.clear()
+
     def _apply_decision(self, call: ToolCall, invocation: ToolInvocation[Any],
                         decision: Decision) -> ToolInvocation[Any] | ToolResult:
         if decision.outcome == "cancel":
             self.cancelled.set()
             return cancelled_result(call)
-        if not decision.approved and decision.extra.get("by") == "policy":
+        if not decision.approved and decision.extra.get("by") in ("policy", "replaced"):
             return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
                                    f"{invocation.description()} was not run: {decision.feedback}.")
+        if not decision.approved and decision.extra.get("by") in ("timeout", "unseen"):
+            return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
+                                   f"{invocation.description()} was not run: "
+                                   f"{decision.feedback}. Ask again later, or go on without it.")
         if not decision.approved:
             note = f" The user said: {decision.feedback}" if decision.feedback else ""
             return ToolResult.fail(ErrorCode.EXECUTION_DENIED,
@@ -194,6 +273,74 @@ class Pipeline:
                                        "which cannot take edits; nothing was run.")
             return modified
         return invocation
+
+
+Place = tuple[str, str]
+
+
+def _places(invocation: ToolInvocation[Any]) -> set[Place]:
+    """What a call touches, before it is planned: (path, cell id) for a call on a cell, else
+    (path, "") for the whole file. A new cell touches nothing another call could change."""
+    params = getattr(invocation, "params", None)
+    if getattr(params, "edit_mode", None) == "insert":
+        return set()
+    cell = getattr(params, "cell_id", None)
+    return {(str(path), str(cell) if cell else "") for path in invocation.locations()}
+
+
+def _overlap(a: set[Place], b: set[Place]) -> bool:
+    return any(pa == pb and (not ca or not cb or ca == cb) for pa, ca in a for pb, cb in b)
+
+
+def _whole_call(invocation: ToolInvocation[Any]) -> bool:
+    """Whether a call replaces all of its cell or file (judged from its arguments)."""
+    params = getattr(invocation, "params", None)
+    if getattr(params, "cell_id", None) is not None:
+        mode = getattr(params, "edit_mode", "replace")
+        return mode == "delete" or (mode == "replace"
+                                    and getattr(params, "new_source", None) is not None)
+    return invocation.tool.name == "write_file"
+
+
+def _place(request: ApprovalRequest) -> Place | None:
+    """The cell or file a proposal changes (None for a new cell, or what is not an edit)."""
+    details = request.details
+    extra = details.extra
+    if details.kind != "edit":
+        return None
+    cell = extra.get("cell_id")
+    if cell is not None:
+        if extra.get("action") == "insert":
+            return None
+        return str(extra.get("notebook") or details.file_path), str(cell)
+    return (details.file_path, "") if details.file_path else None
+
+
+def _whole(request: ApprovalRequest) -> bool:
+    """Whether a proposal replaces all of its cell or file (not a part of it)."""
+    extra = request.details.extra
+    if extra.get("cell_id") is not None:
+        return extra.get("action") in ("edit", "delete")
+    return request.tool_name == "write_file"
+
+
+def _replacing(requests: list[ApprovalRequest],
+               ahead: dict[str, Decision]) -> list[ApprovalRequest]:
+    """The requests to show: an earlier one whose cell or file a later one replaces whole
+    gets its answer in ``ahead`` instead."""
+    shown: list[ApprovalRequest] = []
+    for i, request in enumerate(requests):
+        place = _place(request)
+        later = next((r for r in requests[i + 1:]
+                      if place is not None and _place(r) == place and _whole(r)), None)
+        if later is None or place is None:
+            shown.append(request)
+            continue
+        where = f"cell {place[1]}" if place[1] else place[0]
+        ahead[request.call_id] = Decision(
+            "reject", feedback=f"call {later.call_id} of the same step proposes a new version "
+            f"of {where}, which was shown for approval instead", extra={"by": "replaced"})
+    return shown
 
 
 def cancelled_result(call: ToolCall) -> ToolResult:

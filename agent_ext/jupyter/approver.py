@@ -4,19 +4,26 @@ The cell awaits an asyncio future per confirmation; the widget's callbacks (poss
 kernel subshell thread) resolve it only through ``loop.call_soon_threadsafe``. The first
 widget that gets no ``ready`` in time tells the session it has no frontend; from then on the
 headless policy answers at once. Waits are sliced so Kernel → Interrupt gets through.
+
+Several approvals of one step of the agent (``ask_many``) are one card group. A waiting widget
+hears from its pages every few seconds; once none has for ``AgentExt.page_gone_timeout``
+seconds (every tab showing it was closed) the request is withdrawn, a line in the cell says
+so, and the agent is told that the user did not answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_ext.agent.approval import ApprovalRequest, Decision, as_decision
 
 from .headless import DONT_ASK, NO_FRONTEND, audit_line, by, describe, headless_decision
-from .waiting import first_of, ignoring_args, resolver, wait_sliced
+from .waiting import beat_for, first_of, ignoring_args, resolver, wait_answer
 
 if TYPE_CHECKING:
+    from .config import AgentExt
     from .session import Session
 
 
@@ -31,12 +38,26 @@ class WidgetApprover:
         self.session.record(audit_line(request, decision))
         return decision
 
+    async def ask_many(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
+        """Decisions for the approvals of one step, asked together as one card group."""
+        decisions = await self._decide_group(list(requests))
+        for request, decision in zip(requests, decisions, strict=True):
+            self.session.record(audit_line(request, decision))
+        return decisions
+
+    def _no_widget(self) -> str | None:
+        """Why no widget can ask (dontAsk mode, no frontend), or None when one can."""
+        if self.session.mode() == "dontAsk":
+            return DONT_ASK
+        if self.session.frontend.absent:
+            return NO_FRONTEND
+        return None
+
     async def _decide(self, request: ApprovalRequest) -> Decision:
         config = self.session.config
-        if self.session.mode() == "dontAsk":
-            return await headless_decision(request, config.headless_allow, DONT_ASK)
-        if self.session.frontend.absent:
-            return await headless_decision(request, config.headless_allow, NO_FRONTEND)
+        why = self._no_widget()
+        if why is not None:
+            return await headless_decision(request, config.headless_allow, why)
         try:
             from .widgets import ConfirmDiffWidget  # noqa: PLC0415  (anywidget is heavy)
         except ImportError as exc:
@@ -45,7 +66,7 @@ class WidgetApprover:
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         decided: asyncio.Future[Any] = loop.create_future()
-        widget = ConfirmDiffWidget(request)
+        widget = ConfirmDiffWidget(request, beat=beat_for(config.page_gone_timeout))
         widget.on_ready(ignoring_args(resolver(loop, ready)))
         widget.on_decision(resolver(loop, decided))
         self.session.show(widget)
@@ -55,7 +76,13 @@ class WidgetApprover:
             if not seen and not decided.done():
                 decision = await headless_decision(request, config.headless_allow, NO_FRONTEND)
             else:
-                decision = await _answer(decided, config.approval_timeout)
+                waited = await wait_answer(decided, widget, config.approval_timeout,
+                                           config.page_gone_timeout)
+                if waited == "gone":
+                    widget.withdraw(gone_note(config))
+                    return unseen(config)
+                decision = (by(as_decision(decided.result()), "user") if waited == "answered"
+                            else timed_out(config))
         except asyncio.CancelledError:
             widget.withdraw("The run was interrupted before a decision; nothing ran.")
             raise
@@ -66,11 +93,68 @@ class WidgetApprover:
         widget.show_decided(decision, None if user else describe(decision) + ".")
         return decision
 
+    async def _decide_group(self, requests: list[ApprovalRequest]) -> list[Decision]:
+        config = self.session.config
+        why = self._no_widget()
+        if why is not None:
+            return [await headless_decision(r, config.headless_allow, why) for r in requests]
+        try:
+            from .widgets import ConfirmGroupWidget  # noqa: PLC0415  (anywidget is heavy)
+        except ImportError as exc:
+            return [await headless_decision(r, config.headless_allow,
+                                            f"the approval widget is unavailable ({exc})")
+                    for r in requests]
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Any] = loop.create_future()
+        settled: asyncio.Future[Any] = loop.create_future()
+        widget = ConfirmGroupWidget(requests, beat=beat_for(config.page_gone_timeout))
+        widget.on_ready(ignoring_args(resolver(loop, ready)))
+        widget.on_settled(resolver(loop, settled))
+        self.session.show(widget)
+        try:
+            seen = await self.session.frontend.wait_ready(first_of(ready, settled),
+                                                          config.ready_timeout)
+            if not seen and not settled.done():
+                policy = [await headless_decision(r, config.headless_allow, NO_FRONTEND)
+                          for r in requests]
+                widget.show_decided({r.call_id: d for r, d in zip(requests, policy, strict=True)},
+                                    {r.call_id: describe(d) + "." for r, d in
+                                     zip(requests, policy, strict=True)})
+                return policy
+            waited = await wait_answer(settled, widget, config.approval_timeout,
+                                       config.page_gone_timeout)
+        except asyncio.CancelledError:
+            widget.withdraw("The run was interrupted before a decision; nothing ran.")
+            raise
+        finally:
+            for future in (ready, settled):
+                future.cancel()
+        answers = {cid: by(d, "user") for cid, d in dict(widget.answers).items()}
+        if waited == "gone":
+            widget.withdraw(gone_note(config))
+            return [answers.get(r.call_id) or unseen(config) for r in requests]
+        cancelled = any(d.outcome == "cancel" for d in answers.values())
+        rest = (by(Decision.cancel(), "user") if cancelled else timed_out(config))
+        decisions = {r.call_id: answers.get(r.call_id) or rest for r in requests}
+        widget.show_decided(decisions, {cid: describe(d) + "." for cid, d in decisions.items()
+                                        if cid not in answers})
+        return [decisions[r.call_id] for r in requests]
 
 
-async def _answer(decided: asyncio.Future[Any], timeout: float) -> Decision:
-    """The user's decision, or a rejection once ``timeout`` seconds pass (0: no limit)."""
-    if await wait_sliced(decided, timeout or None):
-        return by(as_decision(decided.result()), "user")
+def timed_out(config: AgentExt) -> Decision:
+    timeout = config.approval_timeout
     return by(Decision.reject(f"no answer within {timeout:g} s (AgentExt.approval_timeout)"),
               "timeout")
+
+
+def gone_note(config: AgentExt) -> str:
+    return (f"Withdrawn: no page showed this request for {config.page_gone_timeout:g} s (the "
+            "notebook tab was closed); the agent was told that you did not answer.")
+
+
+def unseen(config: AgentExt) -> Decision:
+    """The decision for a request no page showed for ``page_gone_timeout`` seconds."""
+    return by(Decision.reject(
+        f"the user did not answer: no page showed the request for "
+        f"{config.page_gone_timeout:g} s (the notebook tab was closed; "
+        "AgentExt.page_gone_timeout)"), "unseen")

@@ -1,7 +1,8 @@
 """``WidgetAsker``: the ``ask_user`` tool's questions as a widget in the running cell.
 
-Like approvals, the answer arrives through a future resolved with ``call_soon_threadsafe``, and
-the wait is sliced. With no frontend (or no widgets) it answers None: the tool then tells the
+Like approvals, the answer arrives through a future resolved with ``call_soon_threadsafe``, the
+wait is sliced, and a question no page has shown for ``AgentExt.page_gone_timeout`` seconds is
+withdrawn. With no frontend (or no widgets) it answers None: the tool then tells the
 model nobody can be asked and to proceed on its own judgement.
 """
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_ext.core.interaction import Answer
 
-from .waiting import first_of, ignoring_args, resolver, wait_sliced
+from .waiting import beat_for, first_of, ignoring_args, resolver, wait_answer
 
 if TYPE_CHECKING:
     from agent_ext.core.interaction import Question
@@ -40,7 +41,8 @@ class WidgetAsker:
             "question": question.text, "multi_select": question.multi_select,
             "allow_text": question.allow_text,
             "options": [{"label": o.label, "description": o.description}
-                        for o in question.options]})
+                        for o in question.options]},
+            beat=beat_for(self.session.config.page_gone_timeout))
         widget.on_ready(ignoring_args(resolver(loop, ready)))
         widget.on_answer(resolver(loop, answered))
         self.session.show(widget)
@@ -48,9 +50,20 @@ class WidgetAsker:
         try:
             seen = await self.session.frontend.wait_ready(first_of(ready, answered),
                                                           config.ready_timeout)
-            if (not seen and not answered.done()) or not await wait_sliced(
-                    answered, config.approval_timeout or None):
+            if not seen and not answered.done():
                 widget.withdraw("No answer came; the agent goes on without one.")
+                return None
+            waited = await wait_answer(answered, widget, config.approval_timeout,
+                                       config.page_gone_timeout)
+            if waited != "answered":
+                widget.withdraw("No answer came; the agent goes on without one." if
+                                waited == "timeout" else
+                                f"Withdrawn: no page showed this question for "
+                                f"{config.page_gone_timeout:g} s (the notebook tab was "
+                                "closed); the agent goes on without an answer.")
+                if waited == "gone":
+                    self.session.record(f"[question] {question.text[:80]}: withdrawn, no page "
+                                        f"showed it for {config.page_gone_timeout:g} s")
                 return None
         except asyncio.CancelledError:
             widget.withdraw("The run was interrupted before an answer.")

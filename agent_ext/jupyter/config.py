@@ -36,6 +36,11 @@ class AgentExt(Configurable):
     approval_timeout = Float(
         0.0, help="Seconds to wait for a click on an approval before rejecting it; 0 waits "
         "as long as it takes.").tag(config=True)
+    page_gone_timeout = Float(
+        120.0, help="Seconds an approval or a question waits once no page shows it (every tab "
+        "showing it was closed) before it is withdrawn and the agent told that the user did "
+        "not answer; a page that shows it again in time keeps it waiting. 0 waits as long as "
+        "it takes.").tag(config=True)
     ready_timeout = Float(
         2.0, help="Seconds to wait for a widget to report that a frontend rendered it; after "
         "that the session has no frontend and the headless policy decides.").tag(config=True)
@@ -67,7 +72,7 @@ class AgentExt(Configurable):
                              f"{mode_names()}")
         return found.value
 
-    @validate("ready_timeout", "approval_timeout")
+    @validate("ready_timeout", "approval_timeout", "page_gone_timeout")
     def _check_seconds(self, proposal: dict[str, Any]) -> float:
         value = float(proposal["value"])
         if value < 0:

@@ -35,6 +35,8 @@ _WHO = {"user": "the user", "policy": "the headless policy", "timeout": "the tim
 
 def describe(decision: Decision) -> str:
     """What was decided and by whom, as a sentence (``Rejected by the headless policy: ...``)."""
+    if decision.extra.get("by") == "unseen":
+        return f"Withdrawn: {decision.feedback}" if decision.feedback else "Withdrawn"
     who = _WHO.get(str(decision.extra.get("by", "user")), str(decision.extra.get("by")))
     what = {"approve": "Approved", "always": "Always allowed", "reject": "Rejected",
             "cancel": "Run cancelled"}[decision.outcome]

@@ -9,8 +9,9 @@ can take as long as the next incoming message (seconds, minutes). Waking the loo
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 SLICE = 0.25
@@ -29,6 +30,38 @@ async def wait_sliced(future: asyncio.Future[T], timeout: float | None = None) -
             return False
         await asyncio.wait({future}, timeout=step)
     return True
+
+
+class Seen(Protocol):
+    """A widget that knows when a page last showed it (``time.monotonic()``)."""
+
+    last_seen: float
+
+
+Waited = Literal["answered", "timeout", "gone"]
+
+
+def beat_for(gone_after: float) -> float:
+    """Seconds between a waiting widget's "alive" messages, for a ``gone_after`` bound: a few
+    beats fit in the bound, and a background tab's throttled timers still keep up."""
+    return 0.0 if gone_after <= 0 else min(10.0, max(0.25, gone_after / 4))
+
+
+async def wait_answer(future: asyncio.Future[Any], widget: Seen, timeout: float,
+                      gone_after: float) -> Waited:
+    """Wait in slices for ``future`` (a widget's answer): "answered"; "timeout" once
+    ``timeout`` seconds pass (0: no limit); "gone" once no page has shown ``widget`` for
+    ``gone_after`` seconds (0: never)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout if timeout > 0 else None
+    while not future.done():
+        if deadline is not None and loop.time() >= deadline:
+            return "timeout"
+        if gone_after > 0 and time.monotonic() - widget.last_seen >= gone_after:
+            return "gone"
+        step = SLICE if deadline is None else max(0.0, min(SLICE, deadline - loop.time()))
+        await asyncio.wait({future}, timeout=step)
+    return "answered"
 
 
 def resolver(loop: asyncio.AbstractEventLoop,

@@ -66,9 +66,98 @@ function mountRoot(el, cls) {
   el.setAttribute("data-lm-suppress-shortcuts", "true");
 }
 
+// ---- src/lib/focus.js ----
+// Keyboard focus between the notebook and a widget that waits for an answer: the widget takes
+// focus when it appears (unless the user is typing elsewhere), keys pressed in it never reach
+// the notebook's command-mode shortcuts, and once answered the notebook gets focus back on the
+// cell after the widget's cell, in command mode, so Shift+Enter runs that cell next.
+
+const SUPPRESS = "data-lm-suppress-shortcuts";
+
+/**
+ * Whether the user is typing somewhere outside `el`: a cell editor, a text box, an input.
+ * @param {HTMLElement} el
+ * @returns {boolean}
+ */
+function typingElsewhere(el) {
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
+  if (!active || active === document.body || el.contains(active)) return false;
+  if (active.closest(".cm-editor, .CodeMirror")) return true;
+  const tag = active.tagName.toLowerCase();
+  if (tag === "textarea" || tag === "select") return true;
+  if (tag === "input") {
+    return !["checkbox", "radio", "button", "submit", "reset"].includes(/** @type {HTMLInputElement} */ (active).type);
+  }
+  return active.isContentEditable;
+}
+
+/**
+ * Keep the notebook's shortcuts (a, b, d d, Enter, Shift+Enter...) away from keys pressed in
+ * `el`. Lumino matches a shortcut from the key's target up and skips targets that carry
+ * `data-lm-suppress-shortcuts`; its selectors match any focused node in the notebook, so the
+ * attribute must be on the target itself, which a capturing listener on the window (it runs
+ * before Lumino's, in either phase) puts there. Returns the function that stops it.
+ * @param {HTMLElement} el
+ * @returns {() => void}
+ */
+function guardShortcuts(el) {
+  /** @param {Event} event */
+  const mark = (event) => {
+    const target = event.target;
+    if (target instanceof Element && el.contains(target) && !target.hasAttribute(SUPPRESS)) {
+      target.setAttribute(SUPPRESS, "true");
+    }
+  };
+  window.addEventListener("keydown", mark, true);
+  return () => window.removeEventListener("keydown", mark, true);
+}
+
+/**
+ * Focus `target` once `el` is in the page, unless the user is typing elsewhere by then or
+ * `wanted()` says no more.
+ * @param {HTMLElement} el @param {() => HTMLElement | null} target @param {() => boolean} wanted
+ */
+function focusWhenShown(el, target, wanted) {
+  let tries = 0;
+  const attempt = () => {
+    if (!wanted()) return;
+    if (!el.isConnected) {
+      if (++tries < 60) setTimeout(attempt, 50);
+      return;
+    }
+    if (!typingElsewhere(el)) target()?.focus();
+  };
+  setTimeout(attempt, 0);
+}
+
+/**
+ * Give the notebook focus back in command mode on the cell after the one holding `el`
+ * (JupyterLab 4 and Notebook 7 make a cell active on a mouse press outside its editor).
+ * False when `el` is in no notebook cell or its cell is the last one.
+ * @param {HTMLElement} el
+ * @returns {boolean}
+ */
+function focusNextCell(el) {
+  const cell = el.closest(".jp-Cell");
+  let next = cell?.nextElementSibling ?? null;
+  while (next && !next.classList.contains("jp-Cell")) next = next.nextElementSibling;
+  if (!cell || !next) return false;
+  const prompt = next.querySelector(".jp-InputPrompt") ?? next;
+  for (const type of ["mousedown", "mouseup", "click"]) {
+    prompt.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, view: window }));
+  }
+  if (!next.contains(document.activeElement)) {
+    const notebook = /** @type {HTMLElement | null} */ (cell.closest(".jp-Notebook"));
+    /** @type {HTMLElement} */ (next).focus({ preventScroll: true });
+    if (!next.contains(document.activeElement)) notebook?.focus({ preventScroll: true });
+  }
+  return true;
+}
+
 // ---- src/ask_user.js ----
 // A question from the agent to you: options (one or several) and free text. Sends
-// {type: "answer", choices, text} once, then shows the answer.
+// {type: "answer", choices, text} once, then shows the answer; {type: "alive"} every `beat`
+// seconds while the question waits. Enter makes a new line in the text; Ctrl+Enter sends.
 
 let askCount = 0;
 
@@ -87,6 +176,7 @@ export function describeAnswer(answer) {
 /** @param {RenderArgs} args */
 function render({ model, el }) {
   mountRoot(el, "ae-ask");
+  const unguard = guardShortcuts(el);
   const uid = `ae-ask-${++askCount}-${Math.random().toString(36).slice(2, 8)}`;
   /** @type {Record<string, any>} */
   const question = model.get("question") ?? {};
@@ -126,6 +216,7 @@ function render({ model, el }) {
   function show(answer, note) {
     const hadFocus = el.contains(document.activeElement);
     answered = true;
+    stopBeat();
     for (const control of form.querySelectorAll("input, textarea, button")) {
       /** @type {HTMLInputElement} */ (control).disabled = true;
     }
@@ -135,7 +226,7 @@ function render({ model, el }) {
     el.classList.add("ae-answered");
     status.hidden = false;
     replace(status, note ?? describeAnswer(answer));
-    if (hadFocus) status.focus();
+    if (hadFocus && !focusNextCell(el)) status.focus();
   }
 
   function submit() {
@@ -165,11 +256,21 @@ function render({ model, el }) {
   form.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
   });
+  const beatSeconds = Number(model.get("beat") ?? 0);
+  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
+  function stopBeat() {
+    if (beat !== null) clearInterval(beat);
+    beat = null;
+  }
+
   fromModel();
   model.on("change:answer", fromModel);
   model.on("change:status", fromModel);
   model.send({ type: "ready" });
+  if (!answered) focusWhenShown(el, () => inputs[0] ?? text, () => !answered);
   return () => {
+    stopBeat();
+    unguard();
     model.off("change:answer", fromModel);
     model.off("change:status", fromModel);
   };

@@ -748,10 +748,101 @@ function renderDiff(hunks, layout, lang, label) {
   return table;
 }
 
+// ---- src/lib/focus.js ----
+// Keyboard focus between the notebook and a widget that waits for an answer: the widget takes
+// focus when it appears (unless the user is typing elsewhere), keys pressed in it never reach
+// the notebook's command-mode shortcuts, and once answered the notebook gets focus back on the
+// cell after the widget's cell, in command mode, so Shift+Enter runs that cell next.
+
+const SUPPRESS = "data-lm-suppress-shortcuts";
+
+/**
+ * Whether the user is typing somewhere outside `el`: a cell editor, a text box, an input.
+ * @param {HTMLElement} el
+ * @returns {boolean}
+ */
+function typingElsewhere(el) {
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
+  if (!active || active === document.body || el.contains(active)) return false;
+  if (active.closest(".cm-editor, .CodeMirror")) return true;
+  const tag = active.tagName.toLowerCase();
+  if (tag === "textarea" || tag === "select") return true;
+  if (tag === "input") {
+    return !["checkbox", "radio", "button", "submit", "reset"].includes(/** @type {HTMLInputElement} */ (active).type);
+  }
+  return active.isContentEditable;
+}
+
+/**
+ * Keep the notebook's shortcuts (a, b, d d, Enter, Shift+Enter...) away from keys pressed in
+ * `el`. Lumino matches a shortcut from the key's target up and skips targets that carry
+ * `data-lm-suppress-shortcuts`; its selectors match any focused node in the notebook, so the
+ * attribute must be on the target itself, which a capturing listener on the window (it runs
+ * before Lumino's, in either phase) puts there. Returns the function that stops it.
+ * @param {HTMLElement} el
+ * @returns {() => void}
+ */
+function guardShortcuts(el) {
+  /** @param {Event} event */
+  const mark = (event) => {
+    const target = event.target;
+    if (target instanceof Element && el.contains(target) && !target.hasAttribute(SUPPRESS)) {
+      target.setAttribute(SUPPRESS, "true");
+    }
+  };
+  window.addEventListener("keydown", mark, true);
+  return () => window.removeEventListener("keydown", mark, true);
+}
+
+/**
+ * Focus `target` once `el` is in the page, unless the user is typing elsewhere by then or
+ * `wanted()` says no more.
+ * @param {HTMLElement} el @param {() => HTMLElement | null} target @param {() => boolean} wanted
+ */
+function focusWhenShown(el, target, wanted) {
+  let tries = 0;
+  const attempt = () => {
+    if (!wanted()) return;
+    if (!el.isConnected) {
+      if (++tries < 60) setTimeout(attempt, 50);
+      return;
+    }
+    if (!typingElsewhere(el)) target()?.focus();
+  };
+  setTimeout(attempt, 0);
+}
+
+/**
+ * Give the notebook focus back in command mode on the cell after the one holding `el`
+ * (JupyterLab 4 and Notebook 7 make a cell active on a mouse press outside its editor).
+ * False when `el` is in no notebook cell or its cell is the last one.
+ * @param {HTMLElement} el
+ * @returns {boolean}
+ */
+function focusNextCell(el) {
+  const cell = el.closest(".jp-Cell");
+  let next = cell?.nextElementSibling ?? null;
+  while (next && !next.classList.contains("jp-Cell")) next = next.nextElementSibling;
+  if (!cell || !next) return false;
+  const prompt = next.querySelector(".jp-InputPrompt") ?? next;
+  for (const type of ["mousedown", "mouseup", "click"]) {
+    prompt.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, view: window }));
+  }
+  if (!next.contains(document.activeElement)) {
+    const notebook = /** @type {HTMLElement | null} */ (cell.closest(".jp-Notebook"));
+    /** @type {HTMLElement} */ (next).focus({ preventScroll: true });
+    if (!next.contains(document.activeElement)) notebook?.focus({ preventScroll: true });
+  }
+  return true;
+}
+
 // ---- src/confirm_diff.js ----
 // The approval widget: what the agent proposes (a diff, a command, a call) and why you are
 // asked, with approve, reject with feedback, edit-then-approve, always allow and cancel run.
-// Messages to Python: {type: "ready"} on render, then one {type: "decision", ...}.
+// Several proposals of one step of the agent come as one group (the `requests` trait) with
+// Approve all and Reject all besides each card's own buttons.
+// Messages to Python: {type: "ready"} on render, {type: "alive"} every `beat` seconds while a
+// decision is wanted, then one {type: "decision", ...} per card (with its call_id in a group).
 
 const LAYOUT_KEY = "agent_ext.diff_layout";
 let viewCount = 0;
@@ -850,12 +941,51 @@ function actionLabel(extra, hunks) {
   return null;
 }
 
-/** @param {RenderArgs} args */
-function render({ model, el }) {
-  mountRoot(el, "ae-confirm");
+/**
+ * The card's target line: the label the kernel gives (e.g. "cell 5 · [12] · `df = …`"), else
+ * the cell id or the file path, then the cell type and the notebook.
+ * @param {Record<string, any>} extra @param {string | null} path
+ * @returns {(Node | null)[]}
+ */
+export function targetNodes(extra, path) {
+  /** @type {(Node | null)[]} */
+  const nodes = [];
+  const label = typeof extra["label"] === "string" && extra["label"] ? extra["label"] : null;
+  if (extra["cell_id"] != null || extra["cell_type"] != null) {
+    if (label) nodes.push(h("span", { class: "ae-target" }, label));
+    else if (extra["cell_id"] != null) nodes.push(h("span", { class: "ae-target" }, "cell ", h("code", null, String(extra["cell_id"]))));
+    if (extra["cell_type"]) nodes.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
+    if (extra["notebook"]) nodes.push(h("code", { class: "ae-muted" }, String(extra["notebook"])));
+  } else if (label) {
+    nodes.push(h("span", { class: "ae-target" }, label));
+  } else if (path) {
+    nodes.push(h("code", { class: "ae-target" }, path));
+  }
+  return nodes;
+}
+
+/**
+ * @typedef {object} Card
+ * @property {HTMLElement} node the card (its region and panels)
+ * @property {HTMLElement} region the focusable region
+ * @property {() => boolean} pending
+ * @property {(info: DecisionInfo) => void} show shows a decision and locks the card
+ * @property {(choice: Choice) => void} decide
+ * @property {(event: KeyboardEvent) => boolean} key handles a key pressed in the card
+ */
+
+/**
+ * @typedef {{outcome: string, modified?: string | null, feedback?: string | null, scope?: string | null, persist?: string}} Choice
+ */
+
+/**
+ * One proposal's card. `send` gets the decision message; `decided` runs after it is shown.
+ * @param {Record<string, any>} request @param {HTMLElement} host gets the decided classes
+ * @param {{send: (message: Record<string, any>) => void, decided: () => void, inGroup: boolean}} ctx
+ * @returns {Card}
+ */
+function card(request, host, ctx) {
   const uid = `ae-confirm-${++viewCount}-${Math.random().toString(36).slice(2, 8)}`;
-  /** @type {Record<string, any>} */
-  const request = model.get("request") ?? {};
   /** @type {Record<string, any>} */
   const details = request["details"] ?? {};
   /** @type {Record<string, any>} */
@@ -888,19 +1018,11 @@ function render({ model, el }) {
   // -- header ---------------------------------------------------------------------------------
   const statsEl = h("span", { class: "ae-stats" });
   const action = actionLabel(extra, hunks);
-  /** @type {(Node | null)[]} */
-  const target = [];
-  if (extra["cell_id"] != null || extra["cell_type"] != null) {
-    if (extra["cell_id"] != null) target.push(h("span", { class: "ae-target" }, "cell ", h("code", null, String(extra["cell_id"]))));
-    if (extra["cell_type"]) target.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
-    if (extra["notebook"]) target.push(h("code", { class: "ae-muted" }, String(extra["notebook"])));
-  } else if (path) {
-    target.push(h("code", { class: "ae-target" }, path));
-  }
+  const target = targetNodes(extra, path);
   if (action) target.push(h("span", { class: action.startsWith("delete") ? "ae-badge ae-badge-error" : "ae-badge ae-badge-ok" }, action));
   const title = String(details["title"] || `Allow ${tool}?`);
   const header = h("div", { class: "ae-confirm-header" },
-    h("div", { class: "ae-confirm-title", role: "heading", "aria-level": "3", id: `${uid}-title` }, title),
+    h("div", { class: "ae-confirm-title", role: "heading", "aria-level": ctx.inGroup ? "4" : "3", id: `${uid}-title` }, title),
     h("div", { class: "ae-confirm-meta" },
       h("span", { class: "ae-badge ae-badge-brand", title: "The tool that asks" }, tool), ...target, statsEl),
     request["reason"] ? h("div", { class: "ae-confirm-reason", id: `${uid}-reason` },
@@ -955,7 +1077,7 @@ function render({ model, el }) {
   editor.value = proposed ?? "";
   editor.addEventListener("input", () => updateStats());
   const editPanel = h("div", { class: "ae-panel", role: "group", "aria-label": "Edit, then approve", hidden: true },
-    h("label", { for: `${uid}-editor` }, "Edit the proposal; your version is what runs. Ctrl+Enter approves it, Esc goes back."),
+    h("label", { for: `${uid}-editor` }, "Edit the proposal; your version is what runs. Enter makes a new line; Ctrl+Enter approves it, Esc goes back."),
     editor,
     h("div", { class: "ae-panel-actions" },
       button("Approve your version", () => approveEdited(), { cls: "ae-btn-primary", key: "Ctrl+Enter" }),
@@ -967,7 +1089,7 @@ function render({ model, el }) {
     placeholder: "Tell the agent why, or what to do instead (optional)",
   }));
   const rejectPanel = h("div", { class: "ae-panel", role: "group", "aria-label": "Reject", hidden: true },
-    h("label", { for: `${uid}-feedback` }, "Feedback for the agent (optional). Ctrl+Enter rejects, Esc goes back."),
+    h("label", { for: `${uid}-feedback` }, "Feedback for the agent (optional). Enter makes a new line; Ctrl+Enter rejects, Esc goes back."),
     feedback,
     h("div", { class: "ae-panel-actions" },
       button("Reject", () => rejectNow(), { cls: "ae-btn-danger", key: "Ctrl+Enter" }),
@@ -1008,7 +1130,6 @@ function render({ model, el }) {
     class: "ae-confirm-region", role: "region", tabindex: "0",
     "aria-labelledby": `${uid}-title`, "aria-describedby": request["reason"] ? `${uid}-reason` : null,
   }, header, body, editPanel, rejectPanel, alwaysPanel, actions, hint, outcome);
-  el.replaceChildren(region);
 
   /** @param {"main" | "edit" | "reject" | "always"} mode */
   function setMode(mode) {
@@ -1039,7 +1160,7 @@ function render({ model, el }) {
     else statsEl.textContent = hunks && hunks.length ? formatStats(diffStats(hunks)) : "";
   }
 
-  /** @param {{outcome: string, modified?: string | null, feedback?: string | null, scope?: string | null, persist?: string}} choice */
+  /** @param {Choice} choice */
   function decide(choice) {
     if (state.decided) return;
     const message = {
@@ -1051,7 +1172,7 @@ function render({ model, el }) {
       persist: choice.persist ?? "session",
     };
     const stats = message.modified !== null ? editStats() : undefined;
-    model.send(message);
+    ctx.send(message);
     show({ ...message, edited: message.modified !== null, by: "user", stats });
   }
 
@@ -1072,7 +1193,7 @@ function render({ model, el }) {
 
   /** @param {DecisionInfo} info */
   function show(info) {
-    const hadFocus = el.contains(document.activeElement);
+    if (state.decided) return;
     state.decided = true;
     for (const control of [editPanel, rejectPanel, alwaysPanel, actions].flatMap((p) => Array.from(p.querySelectorAll("button, textarea, input")))) {
       /** @type {HTMLButtonElement} */ (control).disabled = true;
@@ -1082,58 +1203,165 @@ function render({ model, el }) {
     alwaysPanel.hidden = true;
     actions.hidden = true;
     hint.hidden = true;
-    el.classList.add("ae-decided", `ae-decided-${info.outcome}`);
+    host.classList.add("ae-decided", `ae-decided-${info.outcome}`);
     outcome.hidden = false;
     replace(outcome, h("span", { class: `ae-badge ae-outcome-${info.outcome}` }, info.outcome), " ",
       describeDecision(info, tool, path));
-    if (hadFocus) outcome.focus();
+    ctx.decided();
+  }
+
+  /** @param {KeyboardEvent} event @returns {boolean} */
+  function key(event) {
+    if (state.decided) return false;
+    if (event.key === "Escape") {
+      if (state.mode === "main") return false;
+      setMode("main");
+      return true;
+    }
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && state.mode !== "main") {
+      if (state.mode === "edit") approveEdited();
+      else if (state.mode === "reject") rejectNow();
+      else alwaysNow();
+      return true;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey || isTyping(event) || state.mode !== "main") return false;
+    const pressed = event.key.toLowerCase();
+    if (pressed === "a") decide({ outcome: "approve" });
+    else if (pressed === "r") setMode("reject");
+    else if (pressed === "e" && proposed !== null) setMode("edit");
+    else return false;
+    return true;
+  }
+
+  setLayout(state.layout);
+  updateStats();
+  return { node: region, region, pending: () => !state.decided, show, decide, key };
+}
+
+/** @param {RenderArgs} args */
+function render({ model, el }) {
+  mountRoot(el, "ae-confirm");
+  const unguard = guardShortcuts(el);
+  /** @type {Record<string, any>[]} */
+  const group = Array.isArray(model.get("requests")) ? model.get("requests") : [];
+  const requests = group.length ? group : [model.get("request") ?? {}];
+  const inGroup = group.length > 0;
+  let focusWasInside = false;
+  el.addEventListener("focusin", () => { focusWasInside = true; });
+  el.addEventListener("focusout", (event) => {
+    const to = /** @type {Node | null} */ (event.relatedTarget);
+    if (to && !el.contains(to)) focusWasInside = false;
+  });
+
+  /** @type {Map<string, Card>} */
+  const cards = new Map();
+  /** @type {Card[]} */
+  const order = [];
+  const pendingCards = () => order.filter((c) => c.pending());
+  const counter = h("span", { class: "ae-group-count ae-muted", role: "status", "aria-live": "polite" });
+
+  function afterDecision() {
+    const left = pendingCards();
+    if (inGroup) counter.textContent = left.length ? `${left.length} of ${order.length} still wait for you` : "All decided.";
+    if (inGroup) for (const b of groupButtons) b.disabled = left.length === 0;
+    if (!el.contains(document.activeElement) && !(focusWasInside && document.activeElement === document.body)) return;
+    if (left.length) { left[0]?.region.focus(); return; }
+    stopBeat();
+    if (!focusNextCell(el)) order[order.length - 1]?.region.focus();
+  }
+
+  for (const [i, request] of requests.entries()) {
+    const host = inGroup ? h("div", { class: "ae-card" }) : el;
+    const callId = String(request["call_id"] ?? i);
+    const made = card(request, host, {
+      inGroup,
+      send: (message) => model.send(inGroup ? { ...message, call_id: callId } : message),
+      decided: () => afterDecision(),
+    });
+    cards.set(callId, made);
+    order.push(made);
+    if (inGroup) host.appendChild(made.node);
+  }
+
+  /** @type {HTMLButtonElement[]} */
+  const groupButtons = [];
+  if (inGroup) {
+    const approveAll = button("Approve all", () => { for (const c of pendingCards()) c.decide({ outcome: "approve" }); },
+      { cls: "ae-btn-primary", key: "Shift+A", aria: "Approve every proposal still waiting" });
+    const rejectAll = button("Reject all", () => { for (const c of pendingCards()) c.decide({ outcome: "reject" }); },
+      { cls: "ae-btn-danger", key: "Shift+R", aria: "Reject every proposal still waiting" });
+    groupButtons.push(approveAll, rejectAll);
+    counter.textContent = `${order.length} proposals from one step of the agent`;
+    const bar = h("div", { class: "ae-group-bar", role: "group", "aria-label": "Every proposal" },
+      h("span", { class: "ae-group-title", role: "heading", "aria-level": "3" }, `The agent proposes ${order.length} changes`),
+      approveAll, rejectAll, counter);
+    el.replaceChildren(h("div", { class: "ae-group" }, bar, ...order.map((c) => /** @type {HTMLElement} */ (c.node.parentElement))));
+  } else {
+    el.replaceChildren(order[0]?.node ?? h("div"));
+  }
+
+  /** @param {KeyboardEvent} event */
+  function onKey(event) {
+    const handled = () => { event.preventDefault(); event.stopPropagation(); };
+    if (inGroup && event.shiftKey && !event.ctrlKey && !event.metaKey && !event.altKey && !isTyping(event)) {
+      const pressed = event.key.toLowerCase();
+      if (pressed === "a" || pressed === "r") {
+        if (!pendingCards().length) return;
+        handled();
+        groupButtons[pressed === "a" ? 0 : 1]?.click();
+        return;
+      }
+    }
+    const inside = order.find((c) => c.node.contains(/** @type {Node} */ (event.target))) ?? pendingCards()[0];
+    if (inside && inside.key(event)) handled();
   }
 
   function fromModel() {
     const status = model.get("status");
     /** @type {Record<string, any>} */
     const decision = model.get("decision") ?? {};
-    if (status === "decided" && decision["outcome"]) {
-      show({ ...decision, outcome: String(decision["outcome"]) });
-    } else if (status === "cancelled") {
-      show({ outcome: "withdrawn", by: "agent_ext",
-        note: String(decision["note"] ?? "This request is no longer waiting for you.") });
+    if (inGroup) {
+      /** @type {Record<string, Record<string, any>>} */
+      const decided = model.get("decisions") ?? {};
+      for (const [callId, info] of Object.entries(decided)) {
+        if (info && info["outcome"]) cards.get(callId)?.show({ ...info, outcome: String(info["outcome"]) });
+      }
+    } else if (status === "decided" && decision["outcome"]) {
+      order[0]?.show({ ...decision, outcome: String(decision["outcome"]) });
     }
+    if (status === "cancelled") {
+      for (const c of pendingCards()) {
+        c.show({ outcome: "withdrawn", by: "agent_ext", note: String(decision["note"] ?? "This request is no longer waiting for you.") });
+      }
+    }
+    if (!pendingCards().length) stopBeat();
   }
 
-  /** @param {KeyboardEvent} event */
-  function onKey(event) {
-    if (state.decided) return;
-    const handled = () => { event.preventDefault(); event.stopPropagation(); };
-    if (event.key === "Escape") {
-      if (state.mode !== "main") { handled(); setMode("main"); }
-      return;
-    }
-    if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && state.mode !== "main") {
-      handled();
-      if (state.mode === "edit") approveEdited();
-      else if (state.mode === "reject") rejectNow();
-      else alwaysNow();
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event) || state.mode !== "main") return;
-    const key = event.key.toLowerCase();
-    if (key === "a") { handled(); decide({ outcome: "approve" }); }
-    else if (key === "r") { handled(); setMode("reject"); }
-    else if (key === "e" && proposed !== null) { handled(); setMode("edit"); }
+  // While a decision is wanted, the kernel hears from this page every few seconds: when every
+  // page showing the request is closed, it stops waiting after AgentExt.page_gone_timeout.
+  const beatSeconds = Number(model.get("beat") ?? 0);
+  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
+  function stopBeat() {
+    if (beat !== null) clearInterval(beat);
+    beat = null;
   }
 
   el.addEventListener("keydown", onKey);
-  setLayout(state.layout);
-  updateStats();
   fromModel();
   model.on("change:status", fromModel);
   model.on("change:decision", fromModel);
+  model.on("change:decisions", fromModel);
   model.send({ type: "ready" });
+  if (pendingCards().length) {
+    focusWhenShown(el, () => pendingCards()[0]?.region ?? null, () => pendingCards().length > 0);
+  }
   return () => {
+    stopBeat();
+    unguard();
     el.removeEventListener("keydown", onKey);
     model.off("change:status", fromModel);
     model.off("change:decision", fromModel);
+    model.off("change:decisions", fromModel);
   };
 }
 

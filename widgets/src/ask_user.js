@@ -1,7 +1,9 @@
 // A question from the agent to you: options (one or several) and free text. Sends
-// {type: "answer", choices, text} once, then shows the answer.
+// {type: "answer", choices, text} once, then shows the answer; {type: "alive"} every `beat`
+// seconds while the question waits. Enter makes a new line in the text; Ctrl+Enter sends.
 
 import { h, mountRoot, replace } from "./lib/dom.js";
+import { focusNextCell, focusWhenShown, guardShortcuts } from "./lib/focus.js";
 
 let askCount = 0;
 
@@ -20,6 +22,7 @@ export function describeAnswer(answer) {
 /** @param {RenderArgs} args */
 function render({ model, el }) {
   mountRoot(el, "ae-ask");
+  const unguard = guardShortcuts(el);
   const uid = `ae-ask-${++askCount}-${Math.random().toString(36).slice(2, 8)}`;
   /** @type {Record<string, any>} */
   const question = model.get("question") ?? {};
@@ -59,6 +62,7 @@ function render({ model, el }) {
   function show(answer, note) {
     const hadFocus = el.contains(document.activeElement);
     answered = true;
+    stopBeat();
     for (const control of form.querySelectorAll("input, textarea, button")) {
       /** @type {HTMLInputElement} */ (control).disabled = true;
     }
@@ -68,7 +72,7 @@ function render({ model, el }) {
     el.classList.add("ae-answered");
     status.hidden = false;
     replace(status, note ?? describeAnswer(answer));
-    if (hadFocus) status.focus();
+    if (hadFocus && !focusNextCell(el)) status.focus();
   }
 
   function submit() {
@@ -98,11 +102,21 @@ function render({ model, el }) {
   form.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
   });
+  const beatSeconds = Number(model.get("beat") ?? 0);
+  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
+  function stopBeat() {
+    if (beat !== null) clearInterval(beat);
+    beat = null;
+  }
+
   fromModel();
   model.on("change:answer", fromModel);
   model.on("change:status", fromModel);
   model.send({ type: "ready" });
+  if (!answered) focusWhenShown(el, () => inputs[0] ?? text, () => !answered);
   return () => {
+    stopBeat();
+    unguard();
     model.off("change:answer", fromModel);
     model.off("change:status", fromModel);
   };

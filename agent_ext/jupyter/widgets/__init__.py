@@ -7,7 +7,7 @@ its current state, so a notebook saved with these outputs still reads without a 
 
 from .ask import Answer, AskUserWidget
 from .catalogue import ToolCatalogueWidget
-from .confirm import ConfirmDiffWidget
+from .confirm import ConfirmDiffWidget, ConfirmGroupWidget
 from .transcript import TranscriptWidget
 from .trust import ProjectTrustWidget
 
@@ -15,6 +15,7 @@ __all__ = [
     "Answer",
     "AskUserWidget",
     "ConfirmDiffWidget",
+    "ConfirmGroupWidget",
     "ProjectTrustWidget",
     "ToolCatalogueWidget",
     "TranscriptWidget",

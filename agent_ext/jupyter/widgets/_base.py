@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import anywidget
+import traitlets
 
 log = logging.getLogger("agent_ext.jupyter.widgets")
 log.addHandler(logging.NullHandler())
@@ -67,10 +69,20 @@ class OneAnswer(Generic[T]):
 
 
 class Widget(anywidget.AnyWidget):
-    """An anywidget with a ready signal, guarded messages and a static HTML fallback."""
+    """An anywidget with a ready signal, guarded messages and a static HTML fallback.
+
+    Views of a widget that waits for an answer send ``{"type": "alive"}`` every ``beat``
+    seconds; ``last_seen`` is when any view last spoke, so a caller can tell that every page
+    showing it was closed.
+    """
+
+    #: Seconds between a waiting view's "alive" messages (0: views send none).
+    beat = traitlets.Float(0.0).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: ``time.monotonic()`` of the latest message from any view (creation time until one).
+        self.last_seen = time.monotonic()
         self._lock = threading.RLock()
         self._ready = threading.Event()
         self._ready_callbacks: list[Callable[[], object]] = []
@@ -103,6 +115,9 @@ class Widget(anywidget.AnyWidget):
         try:
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
                 log.warning("%s ignored a malformed message: %.200r", type(self).__name__, content)
+                return
+            self.last_seen = time.monotonic()
+            if content["type"] == "alive":
                 return
             if content["type"] == "ready":
                 self._mark_ready()

@@ -1,15 +1,17 @@
 """The approval widget: a proposed change or command, and your decision on it.
 
-The view sends ``{"type": "ready"}`` when it renders and one ``{"type": "decision", ...}`` when
-you decide; ``on_decision`` callbacks then get an ``agent_ext.agent.approval.Decision``. The
-approver shows the final outcome with ``show_decided`` (also for decisions made elsewhere: a
-timeout, a policy) or withdraws the request with ``withdraw``.
+The view sends ``{"type": "ready"}`` when it renders, ``{"type": "alive"}`` every ``beat``
+seconds while it waits, and one ``{"type": "decision", ...}`` when you decide; ``on_decision``
+callbacks then get an ``agent_ext.agent.approval.Decision``. The approver shows the final
+outcome with ``show_decided`` (also for decisions made elsewhere: a timeout, a policy) or
+withdraws the request with ``withdraw``. ``ConfirmGroupWidget`` shows the approvals of one
+step of the agent together.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any, cast
 
@@ -18,7 +20,7 @@ import traitlets
 from agent_ext.agent.approval import ApprovalRequest, Decision, Outcome, Persist
 
 from ._assets import asset
-from ._base import OneAnswer, Widget
+from ._base import OneAnswer, Widget, log
 from ._static import cut, cut_lines, esc, jsonable, wrap
 
 #: Texts above this size are not sent to the browser whole; the diff is sent instead.
@@ -202,14 +204,6 @@ class ConfirmDiffWidget(Widget):
 
     # -- static fallback ------------------------------------------------------------------------
 
-    def _diff_text(self) -> str:
-        details = self.approval.details
-        if details.diff:
-            return details.diff
-        if details.kind == "edit" and (details.original, details.proposed) != (None, None):
-            return unified(details.original or "", details.proposed or "", details.file_path)
-        return ""
-
     def _outcome(self) -> str:
         if self.status == "decided" and self.decision.get("outcome"):
             return describe(self.decision, self.approval.tool_name, self.approval.details.file_path)
@@ -218,37 +212,155 @@ class ConfirmDiffWidget(Widget):
         if self._decision_of.value is not None:
             return describe(decision_json(self._decision_of.value), self.approval.tool_name,
                             self.approval.details.file_path)
-        return "Waiting for your decision (it can be made only while the kernel runs)."
+        return WAITING
 
     def static_html(self) -> str:
-        details = self.approval.details
-        target = details.file_path or details.extra.get("cell_id") or ""
-        parts = [
-            f"<p><strong>{esc(details.title or f'Allow {self.approval.tool_name}?')}</strong> "
-            f"<code>{esc(self.approval.tool_name)}</code>"
-            + (f" <code>{esc(target)}</code>" if target else "") + "</p>",
-        ]
-        if self.approval.reason:
-            parts.append(f"<p>Why you were asked: {esc(self.approval.reason)}</p>")
-        if details.summary and details.summary != details.title:
-            parts.append(f"<p>{esc(details.summary)}</p>")
-        if details.command:
-            parts.append(f"<pre><code>{esc(cut(details.command, 4000))}</code></pre>")
-        diff = self._diff_text()
-        if diff:
-            parts.append(f"<pre><code>{esc(cut_lines(diff, 400))}</code></pre>")
-        parts.append(f"<p><strong>Decision:</strong> {esc(self._outcome())}</p>")
-        return wrap("confirm", "\n".join(parts))
+        return wrap("confirm", card_html(self.approval, self._outcome()))
 
     def static_text(self) -> str:
-        details = self.approval.details
-        lines = [details.title or f"Allow {self.approval.tool_name}?"]
-        if self.approval.reason:
-            lines.append(f"Why you were asked: {self.approval.reason}")
-        if details.command:
-            lines.append(f"$ {cut(details.command, 4000)}")
-        diff = self._diff_text()
-        if diff:
-            lines.append(cut_lines(diff, 200))
-        lines.append(f"Decision: {self._outcome()}")
-        return "\n".join(lines)
+        return card_text(self.approval, self._outcome())
+
+
+WAITING = "Waiting for your decision (it can be made only while the kernel runs)."
+
+
+def diff_text(request: ApprovalRequest) -> str:
+    """The unified diff a request shows ("" when it changes no text)."""
+    details = request.details
+    if details.diff:
+        return details.diff
+    if details.kind == "edit" and (details.original, details.proposed) != (None, None):
+        return unified(details.original or "", details.proposed or "", details.file_path)
+    return ""
+
+
+def card_html(request: ApprovalRequest, outcome: str) -> str:
+    """One request and its outcome as plain HTML (the static fallback of a card)."""
+    details = request.details
+    target = details.extra.get("label") or details.file_path or details.extra.get("cell_id") or ""
+    parts = [
+        f"<p><strong>{esc(details.title or f'Allow {request.tool_name}?')}</strong> "
+        f"<code>{esc(request.tool_name)}</code>"
+        + (f" <code>{esc(target)}</code>" if target else "") + "</p>",
+    ]
+    if request.reason:
+        parts.append(f"<p>Why you were asked: {esc(request.reason)}</p>")
+    if details.summary and details.summary != details.title:
+        parts.append(f"<p>{esc(details.summary)}</p>")
+    if details.command:
+        parts.append(f"<pre><code>{esc(cut(details.command, 4000))}</code></pre>")
+    diff = diff_text(request)
+    if diff:
+        parts.append(f"<pre><code>{esc(cut_lines(diff, 400))}</code></pre>")
+    parts.append(f"<p><strong>Decision:</strong> {esc(outcome)}</p>")
+    return "\n".join(parts)
+
+
+def card_text(request: ApprovalRequest, outcome: str) -> str:
+    """One request and its outcome as plain text."""
+    details = request.details
+    lines = [details.title or f"Allow {request.tool_name}?"]
+    if request.reason:
+        lines.append(f"Why you were asked: {request.reason}")
+    if details.command:
+        lines.append(f"$ {cut(details.command, 4000)}")
+    diff = diff_text(request)
+    if diff:
+        lines.append(cut_lines(diff, 200))
+    lines.append(f"Decision: {outcome}")
+    return "\n".join(lines)
+
+
+class ConfirmGroupWidget(Widget):
+    """The approvals one step of the agent needs, as one card group with Approve all and
+    Reject all besides each card's own buttons.
+
+    Each decision message carries its request's ``call_id``. ``on_settled`` callbacks get the
+    decisions by call id once every request has one, or as soon as one cancels the run; they
+    run on the thread the message arrived on (keep them to ``loop.call_soon_threadsafe``).
+    """
+
+    _esm = asset("confirm_diff.js")
+    _css = asset("confirm_diff.css")
+
+    requests: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    decisions = traitlets.Dict().tag(sync=True)
+    #: The note of a withdrawal (``withdraw``), shown on the cards still pending.
+    decision = traitlets.Dict().tag(sync=True)
+    status = traitlets.Unicode("pending").tag(sync=True)
+
+    def __init__(self, requests: Sequence[ApprovalRequest], **kwargs: Any) -> None:
+        if len({r.call_id for r in requests}) != len(requests):
+            raise ValueError("the requests of a group need distinct call ids")
+        super().__init__(requests=[request_json(r) for r in requests], **kwargs)
+        self.approvals = {r.call_id: r for r in requests}
+        #: The user's decisions so far, by call id.
+        self.answers: dict[str, Decision] = {}
+        self._settled: OneAnswer[dict[str, Decision]] = OneAnswer(self._lock)
+
+    def on_settled(self, callback: Callable[[dict[str, Decision]], object]) -> None:
+        """Call ``callback(decisions)`` when every request is decided or one cancels the run."""
+        self._settled.on(callback)
+
+    def show_decided(self, decisions: dict[str, Decision],
+                     notes: dict[str, str] | None = None) -> None:
+        """Show the final decisions and lock the cards; ``notes`` replace generated sentences."""
+        notes = notes or {}
+        with self._lock:
+            self.answers = {**decisions, **self.answers}
+        with self.hold_sync():
+            self.decisions = {cid: decision_json(d, notes.get(cid)) for cid, d in decisions.items()}
+            self.status = "decided"
+        self.refresh_display()
+
+    def withdraw(self, note: str = "This request is no longer waiting for you.") -> None:
+        """Show that the requests not decided yet went away undecided."""
+        with self._lock:
+            answered = dict(self.answers)
+        with self.hold_sync():
+            self.decisions = {cid: decision_json(d) for cid, d in answered.items()}
+            self.decision = {"note": note}
+            self.status = "cancelled"
+        self.refresh_display()
+
+    def _handle(self, kind: str, content: dict[str, Any]) -> None:
+        if kind != "decision":
+            super()._handle(kind, content)
+            return
+        call_id = content.get("call_id")
+        if not isinstance(call_id, str) or call_id not in self.approvals:
+            raise ValueError(f"a decision for unknown call {call_id!r}")
+        decision = parse_decision(content, self.approvals[call_id])
+        with self._lock:
+            if call_id in self.answers or self._settled.value is not None:
+                log.info("ConfirmGroupWidget ignored a second decision for %s", call_id)
+                return
+            self.answers[call_id] = decision
+            done = (len(self.answers) == len(self.approvals) or decision.outcome == "cancel")
+            answers = dict(self.answers)
+        if done:
+            self._settled.settle(answers, "ConfirmGroupWidget")
+
+    # -- static fallback ------------------------------------------------------------------------
+
+    def _outcome(self, call_id: str) -> str:
+        request = self.approvals[call_id]
+        shown = self.decisions.get(call_id)
+        if isinstance(shown, dict) and shown.get("outcome"):
+            return describe(shown, request.tool_name, request.details.file_path)
+        answer = self.answers.get(call_id)
+        if answer is not None:
+            return describe(decision_json(answer), request.tool_name, request.details.file_path)
+        if self.status == "cancelled":
+            return str(self.decision.get("note") or "This request is no longer waiting for you.")
+        return WAITING
+
+    def static_html(self) -> str:
+        head = f"<p><strong>The agent proposes {len(self.approvals)} changes</strong></p>"
+        return wrap("confirm", head + "\n".join(
+            card_html(r, self._outcome(cid)) for cid, r in self.approvals.items()))
+
+    def static_text(self) -> str:
+        head = f"The agent proposes {len(self.approvals)} changes"
+        return "\n\n".join([head, *(card_text(r, self._outcome(cid))
+                                     for cid, r in self.approvals.items())])
