@@ -1,7 +1,8 @@
 """The approval protocol: what an approver is asked, what it may answer, and the stock approvers.
 
 An approver is any async callable taking an ``ApprovalRequest`` and returning a ``Decision`` or
-one of the strings ``"approve"``, ``"reject"``, ``"always"``. Headless runs use a
+one of the strings ``"approve"``, ``"reject"``, ``"always"``; one that also has ``ask_many`` is
+asked the approvals of one step of the agent together. Headless runs use a
 ``PolicyApprover`` (default deny); Python code may pass a plain function (``CallbackApprover``);
 the notebook's diff widget is another implementation.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import inspect
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -71,6 +72,8 @@ class Decision:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable["Decision | str"]]
+#: Asks several requests at once (one step's calls); one answer per request, in order.
+ManyApprover = Callable[[Sequence[ApprovalRequest]], Awaitable[Sequence["Decision | str"]]]
 
 
 def as_decision(answer: object) -> Decision:
@@ -108,10 +111,15 @@ class PolicyApprover:
 
 
 class CallbackApprover:
-    """Wraps a plain function (sync or async) as an approver."""
+    """Wraps a plain function (sync or async) as an approver.
+
+    When the function has an ``ask_many`` (requests → decisions, as the notebook's approver
+    does), the approvals one step of the agent needs are asked together through it.
+    """
 
     def __init__(self, fn: Callable[[ApprovalRequest], object]) -> None:
         self.fn = fn
+        self.ask_many: ManyApprover | None = getattr(fn, "ask_many", None)
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         answer = self.fn(request)

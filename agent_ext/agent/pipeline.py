@@ -231,6 +231,8 @@ class Pipeline:
                 self.emit(ApprovalRequested(request))
             try:
                 answers = [as_decision(a) for a in await ask_many(shown)]
+                if len(answers) != len(shown):
+                    raise ValueError(f"{len(answers)} answers for {len(shown)} requests")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001  a broken approver must not run the calls

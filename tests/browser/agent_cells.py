@@ -9,7 +9,7 @@ from __future__ import annotations
 SETUP = '''\
 %load_ext agent_ext
 import agent_ext
-from agent_ext.models import ScriptedModel, call
+from agent_ext.models import ModelResponse, ScriptedModel, ToolCall, call
 agent = agent_ext.get_agent(model=ScriptedModel([
 {steps}
     "Done.",

@@ -774,24 +774,66 @@ function typingElsewhere(el) {
 }
 
 /**
+ * Whether `target` takes typed text.
+ * @param {Element} target
+ * @returns {boolean}
+ */
+function takesText(target) {
+  const tag = target.tagName.toLowerCase();
+  if (tag === "textarea") return true;
+  if (tag === "input") {
+    return !["checkbox", "radio", "button", "submit", "reset"].includes(/** @type {HTMLInputElement} */ (target).type);
+  }
+  return target instanceof HTMLElement && target.isContentEditable;
+}
+
+/**
+ * Keys a text box does itself: Enter (a new line), undo and redo.
+ * @param {KeyboardEvent} event
+ * @returns {boolean}
+ */
+function textKey(event) {
+  const mod = event.ctrlKey || event.metaKey;
+  if (event.key === "Enter") return !mod && !event.altKey;
+  return mod && ["z", "y"].includes(event.key.toLowerCase());
+}
+
+/**
  * Keep the notebook's shortcuts (a, b, d d, Enter, Shift+Enter...) away from keys pressed in
  * `el`. Lumino matches a shortcut from the key's target up and skips targets that carry
  * `data-lm-suppress-shortcuts`; its selectors match any focused node in the notebook, so the
  * attribute must be on the target itself, which a capturing listener on the window (it runs
- * before Lumino's, in either phase) puts there. Returns the function that stops it.
+ * before the application's, in either phase) puts there. The application also cancels the
+ * line break of an Enter typed anywhere in a cell, outputs included: Enter, undo and redo in
+ * a text box of `el` therefore go no further than the window (the text box still gets them).
+ * Returns the function that stops it.
  * @param {HTMLElement} el
  * @returns {() => void}
  */
 function guardShortcuts(el) {
-  /** @param {Event} event */
+  /** @param {KeyboardEvent} event */
   const mark = (event) => {
     const target = event.target;
-    if (target instanceof Element && el.contains(target) && !target.hasAttribute(SUPPRESS)) {
-      target.setAttribute(SUPPRESS, "true");
+    if (!(target instanceof Element) || !el.contains(target)) return;
+    if (!target.hasAttribute(SUPPRESS)) target.setAttribute(SUPPRESS, "true");
+    if (takesText(target) && textKey(event)) event.stopPropagation();
+  };
+  // The cancelling happens in a one-off "beforeinput" listener put on the target by an earlier
+  // key's keydown (a modifier's, say), so the text box's own input events stop here too.
+  /** @param {InputEvent} event */
+  const keep = (event) => {
+    const target = event.target;
+    if (target instanceof Element && el.contains(target) && takesText(target)
+        && ["insertLineBreak", "insertParagraph", "historyUndo", "historyRedo"].includes(event.inputType)) {
+      event.stopPropagation();
     }
   };
   window.addEventListener("keydown", mark, true);
-  return () => window.removeEventListener("keydown", mark, true);
+  window.addEventListener("beforeinput", keep, true);
+  return () => {
+    window.removeEventListener("keydown", mark, true);
+    window.removeEventListener("beforeinput", keep, true);
+  };
 }
 
 /**
