@@ -241,6 +241,8 @@ class Pipeline:
             for request, decision in zip(shown, answers, strict=True):
                 self._ahead[request.call_id] = decision
                 self.emit(ApprovalResolved(request, decision))
+            if any(d.outcome == "cancel" for d in answers):
+                self.cancelled.set()  # "Cancel run" on any card: nothing of the step runs
 
     def forget_ahead(self) -> None:
         """Drop the decisions of a step that is over (call ids may repeat in later steps)."""

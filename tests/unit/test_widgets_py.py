@@ -21,6 +21,7 @@ from agent_ext.jupyter.widgets import (
     Answer,
     AskUserWidget,
     ConfirmDiffWidget,
+    ConfirmGroupWidget,
     ProjectTrustWidget,
     ToolCatalogueWidget,
     TranscriptWidget,
@@ -643,3 +644,52 @@ def test_trust_widget_fallback_is_escaped_and_shows_the_outcome(tmp_path: Path) 
     other = ProjectTrustWidget(project_trust(tmp_path))
     other.withdraw("Nothing was trusted.")
     assert other.status == "cancelled" and other.static_text().endswith("Nothing was trusted.")
+
+
+def group_of(*ids: str) -> ConfirmGroupWidget:
+    return ConfirmGroupWidget([ApprovalRequest(i, "edit_file", ConfirmationDetails(
+        kind="edit", title=f"Edit {i}.py", summary="", tool_name="edit_file",
+        file_path=f"{i}.py", original="a\n", proposed="b\n"), reason="edits ask")
+        for i in ids])
+
+
+def test_a_group_settles_once_every_request_is_decided() -> None:
+    widget = group_of("c1", "c2")
+    settled: list[dict[str, Decision]] = []
+    widget.on_settled(settled.append)
+    assert [r["call_id"] for r in widget.requests] == ["c1", "c2"]
+    send(widget, {"type": "decision", "call_id": "c2", "outcome": "reject",
+                  "feedback": "not\nthis one"})
+    send(widget, {"type": "decision", "call_id": "nope", "outcome": "approve"})
+    send(widget, {"type": "decision", "call_id": "c2", "outcome": "approve"})
+    assert settled == []
+    send(widget, {"type": "decision", "call_id": "c1", "outcome": "approve"})
+    assert len(settled) == 1
+    assert {k: d.outcome for k, d in settled[0].items()} == {"c1": "approve", "c2": "reject"}
+    assert settled[0]["c2"].feedback == "not\nthis one"
+
+
+def test_a_cancel_settles_a_group_at_once_and_the_fallback_shows_each_card() -> None:
+    widget = group_of("c1", "c2", "c3")
+    settled: list[dict[str, Decision]] = []
+    widget.on_settled(settled.append)
+    send(widget, {"type": "decision", "call_id": "c1", "outcome": "cancel"})
+    assert [list(s) for s in settled] == [["c1"]]
+    widget.withdraw("Withdrawn: the run was cancelled.")
+    text = widget.static_text()
+    assert text.startswith("The agent proposes 3 changes")
+    assert text.count("Withdrawn: the run was cancelled.") == 2
+    assert "You cancelled the run." in text
+    assert "<strong>The agent proposes 3 changes</strong>" in widget.static_html()
+
+
+def test_a_group_needs_distinct_call_ids() -> None:
+    with pytest.raises(ValueError, match="distinct call ids"):
+        group_of("c1", "c1")
+
+
+def test_alive_messages_only_mark_the_widget_seen() -> None:
+    widget, got = confirm()
+    widget.last_seen = 0.0
+    send(widget, {"type": "alive"})
+    assert widget.last_seen > 0 and got == [] and not widget.ready

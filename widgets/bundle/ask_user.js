@@ -186,7 +186,7 @@ function focusNextCell(el) {
   if (!cell || !next) return false;
   const prompt = next.querySelector(".jp-InputPrompt") ?? next;
   for (const type of ["mousedown", "mouseup", "click"]) {
-    prompt.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, view: window }));
+    prompt.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true }));
   }
   if (!next.contains(document.activeElement)) {
     const notebook = /** @type {HTMLElement | null} */ (cell.closest(".jp-Notebook"));

@@ -75,10 +75,10 @@ export function buttonNamed(root, label) {
 }
 
 /**
- * Messages sent other than "ready".
+ * Messages sent other than "ready" and the "alive" beats.
  * @param {{sent: any[]}} model
  * @returns {any[]}
  */
 export function decisions(model) {
-  return model.sent.filter((m) => m.type !== "ready");
+  return model.sent.filter((m) => m.type !== "ready" && m.type !== "alive");
 }
