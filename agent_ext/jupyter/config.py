@@ -39,8 +39,8 @@ class AgentExt(Configurable):
     page_gone_timeout = Float(
         120.0, help="Seconds an approval or a question waits once no page shows it (every tab "
         "showing it was closed) before it is withdrawn and the agent told that the user did "
-        "not answer; a page that shows it again in time keeps it waiting. 0 waits as long as "
-        "it takes.").tag(config=True)
+        "not answer; while a page shows it, it waits. 0 waits as long as it takes.").tag(
+        config=True)
     ready_timeout = Float(
         2.0, help="Seconds to wait for a widget to report that a frontend rendered it; after "
         "that the session has no frontend and the headless policy decides.").tag(config=True)
