@@ -159,3 +159,33 @@ def test_approve_all_lands_three_edits_of_one_step(server: Server, page: Any) ->
     sources = {c[0]: c[2] for c in live["cells"]}
     assert [sources["a"], sources["b"], sources["c"]] == ["a = 42", "b = 42", "c = 42"]
     assert count(page) == before
+
+
+ASK = '    call("ask_user", {"question": "What should the note say?"}),'
+RESULTS = ("msgs = agent_ext.get_agent().messages\n"
+           "print('ANSWER', repr([r.content[0].text for m in msgs for r in m.tool_returns]))")
+
+
+def test_enter_makes_a_new_line_in_a_question_answer(server: Server, page: Any) -> None:
+    name = f"ask_{server.app}.ipynb"
+    write_notebook(server.root / name, [
+        ("setup", "code", setup(ASK)),
+        ("prompt", "code", "%%agent\nWrite a note."),
+        ("results", "code", RESULTS),
+        ("end", "markdown", "The end."),
+    ])
+    open_notebook(page, server, name)
+    run_from(page, 0, 2)
+    box = page.locator(".ae-ask textarea")
+    box.wait_for(state="visible", timeout=60_000)
+    page.wait_for_function("document.activeElement && document.activeElement.closest('.ae-ask')")
+    page.keyboard.type("line one")
+    page.keyboard.press("Enter")
+    page.keyboard.type("line two")
+    assert box.input_value() == "line one\nline two"
+    page.keyboard.press("Control+Enter")
+    page.locator(".ae-ask-answer").wait_for(state="visible")
+    page.wait_for_function("!document.activeElement || !document.activeElement.closest('.ae-ask')")
+    assert active_index(page) == 2
+    page.keyboard.press("Shift+Enter")
+    assert "line one\\nline two" in wait_output(page, 2, "ANSWER")
