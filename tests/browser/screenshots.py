@@ -1,5 +1,8 @@
 """Regenerate the confirm-diff screenshots in docs/images (JupyterLab, light and dark theme).
 
+One card, and the card group of one step's three cell edits with the first card holding the
+keyboard focus.
+
 Run ``python -m tests.browser.screenshots`` from the repository root (needs Chromium,
 Playwright and the built labextension, like the browser tests). A scripted agent proposes a
 cell edit; the pending approval widget is captured before anyone clicks.
@@ -44,6 +47,37 @@ def capture(page: Any, server: Server, theme: str, out: Path) -> Path:
     return target
 
 
+GROUP = ('    ModelResponse(text="", tool_calls=tuple(ToolCall.of(f"edit_{n}", "notebook_edit", '
+         '{"cell_id": n, "new_source": s}) for n, s in (("load", "df = pd.read_csv(\\"sales.csv\\", '
+         'parse_dates=[\\"date\\"])"), ("clean", "df = df.dropna(subset=[\\"price\\"])"), '
+         '("plot", "df.plot(x=\\"date\\", y=\\"price\\")")))),')
+
+
+def capture_group(page: Any, server: Server, theme: str, out: Path) -> Path:
+    """The card group of one step's three cell edits, the first card holding the keys."""
+    server.set_theme(THEMES[theme])
+    name = f"group_{theme}.ipynb"
+    write_notebook(server.root / name, [
+        ("setup", "code", setup(READ, GROUP)),
+        ("load", "code", "df = pd.read_csv(\"sales.csv\")"),
+        ("clean", "code", "df = df.dropna()"),
+        ("plot", "code", "df.plot()"),
+        ("prompt", "code", "%%agent\nParse the dates, drop only rows without a price, plot price."),
+        ("next", "code", "df.describe()"),
+    ])
+    open_notebook(page, server, name)
+    run_from(page, 0, 1)
+    run_from(page, 4, 1)
+    widget = page.locator(".ae-confirm").first
+    widget.locator(".ae-card").first.wait_for(timeout=60_000)
+    page.wait_for_function("document.activeElement && document.activeElement.closest('.ae-confirm')")
+    dismiss_toasts(page)
+    page.mouse.move(0, 0)
+    target = out / f"confirm-group-{theme}.png"
+    widget.screenshot(path=str(target))
+    return target
+
+
 def main(out: Path) -> list[Path]:
     """Both screenshots into ``out``."""
     from playwright.sync_api import sync_playwright
@@ -60,6 +94,9 @@ def main(out: Path) -> list[Path]:
             for theme in THEMES:
                 page = browser.new_page(viewport={"width": 1100, "height": 1000})
                 saved.append(capture(page, server, theme, out))
+                page.close()
+                page = browser.new_page(viewport={"width": 1100, "height": 1400})
+                saved.append(capture_group(page, server, theme, out))
                 page.close()
         finally:
             browser.close()
