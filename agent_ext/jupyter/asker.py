@@ -64,6 +64,7 @@ class WidgetAsker:
                 if waited == "gone":
                     self.session.record(f"[question] {question.text[:80]}: withdrawn, no page "
                                         f"showed it for {config.page_gone_timeout:g} s")
+                    return Answer((), None)  # the model reads: the user did not answer
                 return None
         except asyncio.CancelledError:
             widget.withdraw("The run was interrupted before an answer.")

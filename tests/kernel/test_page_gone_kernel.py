@@ -45,7 +45,7 @@ class Page:
             return
         comm_id = msg["content"]["comm_id"]
         kernel.send_custom(comm_id, {"type": "ready"})
-        if name in ("ConfirmDiffWidget", "ConfirmGroupWidget"):
+        if name in ("ConfirmDiffWidget", "ConfirmGroupWidget", "AskUserWidget"):
             self.cards.append((comm_id, msg["content"]["data"]["state"]))
 
     def during(self, elapsed: float) -> None:
@@ -170,3 +170,20 @@ def test_a_group_left_by_its_page_is_withdrawn(kernel: KernelSession, workdir: P
     assert run.stdout.count("withdrawn: the user did not answer") == 3
     results = json.dumps(kernel.ok(ANSWERED).stdout)
     assert results.count("was not run: the user did not answer") == 3
+
+
+def test_a_question_left_by_its_page_is_withdrawn(kernel: KernelSession) -> None:
+    kernel.ok(f"%load_ext agent_ext\n%config AgentExt.page_gone_timeout = {BOUND}")
+    kernel.ok("import agent_ext\nfrom agent_ext.models import ScriptedModel, call\n"
+              "agent = agent_ext.get_agent(model=ScriptedModel([call('ask_user', {"
+              "'question': 'Which plot?'}), 'Noted.']))")
+    page = Page(kernel, close_after=0.3)
+
+    run = kernel.execute("%%agent\nplot it", on_message=page.on_message, during=page.during,
+                         timeout=30)
+
+    assert run.status == "ok", run.text
+    assert page.cards, "the question was shown"
+    assert run.seconds < BOUND + 8
+    assert "[question] Which plot?: withdrawn, no page showed it for 2 s" in run.stdout
+    assert "The user closed the question without answering" in kernel.ok(ANSWERED).stdout
