@@ -345,8 +345,8 @@ def _decide(content: str, placements: Sequence[_Placement], replace_all: bool) -
 def _whole_lines(content: str, start: int, end: int) -> tuple[int, int]:
     """A deletion's span grown to whole lines when it covers whole lines but their edges.
 
-    Deleting lines without their last newline would leave a blank line (the seed's deletion rule
-    takes the newline too); deleting from the text of a line without its indentation would glue
+    Deleting lines without their last newline would leave a blank line (so the deletion takes
+    the newline too); deleting from the text of a line without its indentation would glue
     that indentation onto the next line.
     """
     line_start = content.rfind("\n", 0, start) + 1

@@ -142,9 +142,9 @@ def test_mode_needs_a_policy_with_modes(ip: InteractiveShell) -> None:
     from agent_ext.permissions import FixedPolicy
 
     session.get_agent(model=ScriptedModel([]), policy=FixedPolicy())
-    with pytest.raises(UsageError, match="arrive with the permissions layer"):
+    with pytest.raises(UsageError, match="takes no modes or rules"):
         ip.run_line_magic("agent", "mode plan")
-    with pytest.raises(UsageError, match="arrive with the permissions layer"):
+    with pytest.raises(UsageError, match="takes no modes or rules"):
         ip.run_line_magic("agent", "deny Bash(rm:*)")
 
 

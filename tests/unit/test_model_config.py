@@ -100,10 +100,7 @@ class Built:
 
 
 def adapter_module(name: str) -> Any:
-    try:
-        return importlib.import_module(f"agent_ext.models.{name}")
-    except ImportError as exc:
-        pytest.skip(f"agent_ext.models.{name} is not available yet ({exc}); rerun when it lands")
+    return importlib.import_module(f"agent_ext.models.{name}")
 
 
 @pytest.fixture
