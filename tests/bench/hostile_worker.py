@@ -77,6 +77,7 @@ async def main(workdir: Path) -> None:
         agent.registry.register_external("srv", FunctionTool(
             lambda **kw: "", name=f"tool_{i}", description=f"does thing {i} with email and files",
             parameters={"type": "object", "properties": {}}))
+    agent.request()  # what a session's first model turn does: every tool's module is loaded
     try:
         for name, tool, args in CASES:
             row = await _measured(agent, tool, args)
