@@ -81,7 +81,9 @@ class ShellJob:
     state: JobState = JobState.RUNNING
     read_offset: int = 0
     kill_requested: bool = False
-    #: The time limit it was stopped at, when it ran out of time.
+    #: Seconds it may run before it is stopped (None: no limit), and the limit it was stopped
+    #: at when it ran out of time.
+    time_limit: float | None = None
     expired_after: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -195,7 +197,7 @@ class ShellJobs:
         with self._lock:
             self._jobs[job_id] = job
         ready.set()
-        limit = job_time_limit()
+        limit = job.time_limit = job_time_limit()
         if limit is not None:
             # A job that ends first makes the timer a no-op (it checks the state).
             self._loop.call_later(limit, self._expire, job, limit)
