@@ -258,7 +258,8 @@ class Collector:
 
     Output is cut at the last complete record of each piece that arrives (a file name ending in
     NUL, a ``name NUL count`` line, or a ``--heading`` block ending in an empty line); the rest
-    waits for the next piece. A stopped run keeps only its complete records. Content blocks
+    waits for the next piece. A stopped run keeps its complete records and the whole lines of
+    an unfinished content block. Content blocks
     are counted in place and their lines parsed later, only for the page shown.
     """
 
@@ -284,11 +285,20 @@ class Collector:
         self._parse(data, end)
 
     def finish(self, *, complete: bool) -> Found:
-        """The results; an incomplete run drops its unfinished record."""
-        if complete and self.pending:
+        """The results. An incomplete run keeps the whole lines of its unfinished content
+        block (each is a real match of a file cut short) and drops any other unfinished record
+        (a file name or count cut in two)."""
+        if self.pending and (complete or self.mode == "content"):
             data = b"".join(self.pending)
             self.pending = []
-            self._parse(data, len(data.rstrip(b"\n")) if self.mode == "content" else len(data))
+            if not complete:
+                end = data.rfind(b"\n")
+            elif self.mode == "content":
+                end = len(data.rstrip(b"\n"))
+            else:
+                end = len(data)
+            if end > 0:
+                self._parse(data, end)
         return self.found
 
     def _parse(self, data: bytes, end: int) -> None:
