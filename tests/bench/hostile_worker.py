@@ -3,7 +3,8 @@
 For each case: how long the call took, the longest stall of the event loop while it ran (a
 ticker every 5 ms), the peak resident memory of the process during it (Linux's VmHWM, reset
 before each case), the result's error code and size. A fresh process keeps the figures free of
-what the test runner itself holds.
+what the test runner itself holds. Before the first case the agent builds a model request, as
+a session's first turn does, so that loading the tools' modules is not counted in a case.
 
 Usage: python hostile_worker.py WORKDIR
 """
