@@ -70,6 +70,19 @@ async def _measured(agent: Agent, tool: str, args: Any) -> dict[str, Any]:
             "peak_mb": round(_peak_mb(), 1), "code": code, "chars": size}
 
 
+async def _idle_gap(seconds: float) -> float:
+    """The longest gap of the same ticker while nothing runs: the machine's own noise."""
+    gaps: list[float] = []
+    last = time.perf_counter()
+    end = last + seconds
+    while last < end:
+        await asyncio.sleep(0.005)
+        now = time.perf_counter()
+        gaps.append(now - last - 0.005)
+        last = now
+    return round(max(gaps, default=0.0), 4)
+
+
 async def main(workdir: Path) -> None:
     prepare(workdir)
     agent = Agent(ScriptedModel([]), cwd=workdir, mode="bypassPermissions", plugins=False,
@@ -79,6 +92,7 @@ async def main(workdir: Path) -> None:
             lambda **kw: "", name=f"tool_{i}", description=f"does thing {i} with email and files",
             parameters={"type": "object", "properties": {}}))
     agent.request()  # what a session's first model turn does: every tool's module is loaded
+    print(json.dumps({"case": "__idle__", "max_gap": await _idle_gap(3.0)}), flush=True)
     try:
         for name, tool, args in CASES:
             row = await _measured(agent, tool, args)
