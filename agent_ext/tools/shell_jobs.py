@@ -161,10 +161,10 @@ class ShellJobs:
             return self._log_dir
 
     def new_log(self, stem: str = "", *, eager: bool = False, head_chars: int = 5_000,
-                tail_chars: int = 20_000) -> OutputLog:
+                tail_chars: int = 20_000, paced: bool = False) -> OutputLog:
         name = stem or f"command_{next(self._logs)}"
         return OutputLog(self.log_dir() / f"{name}.log", head_chars=head_chars,
-                         tail_chars=tail_chars, eager=eager)
+                         tail_chars=tail_chars, eager=eager, paced=paced)
 
     # -- foreground processes (so kill_all reaches them too) ---------------------------------
 
@@ -182,7 +182,7 @@ class ShellJobs:
         """Start ``command`` as a background job; raises ``OSError`` if it cannot start."""
         self._loop = asyncio.get_running_loop()
         job_id = f"shell_{next(self._ids)}"
-        log = self.new_log(job_id, eager=True)
+        log = self.new_log(job_id, eager=True, paced=True)
         holder: list[ShellJob] = []
         ready = threading.Event()
 
