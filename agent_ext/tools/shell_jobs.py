@@ -247,7 +247,7 @@ class ShellJobs:
         await asyncio.gather(*(asyncio.to_thread(p.kill) for p in
                                [*(j.process for j in running), *foreground]))
         if remove_logs:
-            self.remove_logs()
+            await asyncio.to_thread(self.remove_logs)  # logs of up to 64 MB each
 
     def kill_all_sync(self, grace: float = 0.5) -> None:
         """``kill_all`` without an event loop (``atexit``); blocks about ``grace`` per process."""
