@@ -28,6 +28,8 @@ HERE = Path(__file__).resolve().parent
 MAX_RESULT_CHARS = 100_000
 STALL_TARGET = 0.1
 MEMORY_TARGET_MB = 300
+#: A shell log's cap (64 MB, its start and its rolling end together) and some room.
+DISK_CAP_MB = 70
 
 
 def _processes_with(marker: str) -> list[str]:
@@ -60,7 +62,7 @@ def _median_rows(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         merged.append({"case": rows[0]["case"], "codes": codes,
                        "chars": max(r["chars"] for r in rows),
                        **{key: statistics.median(r[key] for r in rows)
-                          for key in ("seconds", "max_gap", "peak_mb")},
+                          for key in ("seconds", "max_gap", "peak_mb", "disk_mb")},
                        "worst_gap": max(r["max_gap"] for r in rows)})
     return merged
 
@@ -77,19 +79,24 @@ def test_hostile_inputs_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixtur
     cases = _median_rows(runs)
     with capsys.disabled():
         print(f"\nhostile inputs: {len(cases)} cases, median of {len(runs)} run(s) (stall "
-              f"target {STALL_TARGET * 1000:.0f} ms, memory target {MEMORY_TARGET_MB} MB; "
-              "worst = the longest stall of any run)")
+              f"target {STALL_TARGET * 1000:.0f} ms, memory target {MEMORY_TARGET_MB} MB, disk "
+              f"cap {DISK_CAP_MB} MB; worst = the longest stall of any run; disk = what the "
+              "session's files grew by during the call)")
         for row in cases:
             over = ("  STALL" if row["max_gap"] > STALL_TARGET else "") + (
-                "  MEMORY" if row["peak_mb"] > MEMORY_TARGET_MB else "")
-            print(f"  {row['case'][:48]:48} {row['seconds']:7.2f} s  stall "
+                "  MEMORY" if row["peak_mb"] > MEMORY_TARGET_MB else "") + (
+                "  DISK" if row["disk_mb"] > DISK_CAP_MB else "")
+            print(f"  {row['case'][:44]:44} {row['seconds']:6.2f} s  stall "
                   f"{row['max_gap'] * 1000:6.1f} ms (worst {row['worst_gap'] * 1000:6.1f})  "
-                  f"peak {row['peak_mb']:7.1f} MB  {'/'.join(row['codes'])}{over}")
+                  f"peak {row['peak_mb']:6.1f} MB  disk {row['disk_mb']:5.1f} MB  "
+                  f"{'/'.join(row['codes'])}{over}")
         print(f"  the idle loop, no call running, 3 s: longest gap "
               f"{statistics.median(idle) * 1000:.1f} ms (median; worst {max(idle) * 1000:.1f} ms),"
               " the machine's own noise")
         stalls = sum(r["max_gap"] > STALL_TARGET for r in cases)
         heavy = sum(r["peak_mb"] > MEMORY_TARGET_MB for r in cases)
-        print(f"  over the stall target: {stalls}; over the memory target: {heavy}")
+        disk = sum(r["disk_mb"] > DISK_CAP_MB for r in cases)
+        print(f"  over the stall target: {stalls}; over the memory target: {heavy}; over the "
+              f"disk cap: {disk}")
     assert not [r["case"] for r in cases if "hung" in r["codes"]]
     assert not [r["case"] for r in cases if r["chars"] > MAX_RESULT_CHARS]
