@@ -8,10 +8,11 @@ approval) is refused, not overwritten. ``cell://`` and other writable internal U
 through the session's URL router with the same matcher.
 
 Files over ``MAX_EDIT_BYTES`` or ``MAX_EDIT_LINES`` are refused with a pointer to the shell: the
-matcher indexes every line and the approval diff compares them, so memory grows with the line
-count (``tests/bench/bench_edit_size.py``: about 120 MB above the session's own at 250,000 lines
-of code, 1.6 GB at ten million short lines). The limits keep an edit within a few hundred MB and
-about a second.
+matcher indexes every line and the approval diff compares them, so time, memory and the longest
+hold on the event loop grow with the size. ``tests/bench/bench_edit_size.py`` on a busy two-core
+machine: 100,000 lines of code (4 MB) take about a second, 125 MB at peak and a longest loop
+stall near 70 ms; 250,000 lines take 3 s, 200 MB and 120 ms; ten million short lines took up to
+16 s and 1.6 GB. The limits keep an edit under the 100 ms stall a notebook tolerates.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from ._files import (
 )
 
 #: The largest file edit works on, in bytes and in lines (see the module's docstring).
-MAX_EDIT_BYTES = 10 * 2**20
-MAX_EDIT_LINES = 250_000
+MAX_EDIT_BYTES = 5 * 2**20
+MAX_EDIT_LINES = 100_000
 #: How much of a file too large to edit is scanned to say how many lines it has.
 _COUNT_BYTES = 256 * 2**20
 

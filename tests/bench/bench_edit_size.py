@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1].parent
-SIZES = [(20_000, 40), (100_000, 40), (250_000, 40), (250_000, 2), (1_000_000, 40),
+SIZES = [(20_000, 40), (50_000, 40), (100_000, 40), (100_000, 2), (250_000, 40),
          (10_000_000, 2)]
 RUNS = 3
 
