@@ -9,10 +9,11 @@ through the session's URL router with the same matcher.
 
 Files over ``MAX_EDIT_BYTES`` or ``MAX_EDIT_LINES`` are refused with a pointer to the shell: the
 matcher indexes every line and the approval diff compares them, so time, memory and the longest
-hold on the event loop grow with the size. ``tests/bench/bench_edit_size.py`` on a busy two-core
-machine: 100,000 lines of code (4 MB) take about a second, 125 MB at peak and a longest loop
-stall near 70 ms; 250,000 lines take 3 s, 200 MB and 120 ms; ten million short lines took up to
-16 s and 1.6 GB. The limits keep an edit under the 100 ms stall a notebook tolerates.
+hold on the event loop grow with the size. ``tests/bench/bench_edit_size.py`` on a shared
+two-core machine: 100,000 lines of code (4 MB) take 0.3 to 1 s, 125 MB at peak and a longest
+loop stall of 15 to 70 ms (the higher figures while the machine was busy); 250,000 lines took up
+to 3 s, 200 MB and 120 ms; ten million short lines up to 16 s and 1.6 GB. The limits keep an
+edit under the 100 ms stall a notebook tolerates.
 """
 
 from __future__ import annotations
