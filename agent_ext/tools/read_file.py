@@ -3,8 +3,10 @@
 What the model reads is what licenses its edits, so every read is recorded in the session's
 read cache with the file's fstat taken before reading. Output is bounded here (2,000 lines by
 default, long lines cut, a character cap) and always says how to read on, so the budget layer
-leaves it alone. A full re-read of a file that has not changed since its last full read answers
-with a short "unchanged" note instead of the same text again.
+leaves it alone. Text files over ``STREAM_BYTES`` are read in chunks (``agent_ext.fs.lines``):
+one pass counts the lines, another keeps only those shown, so a log of hundreds of megabytes
+costs no more memory than a small file. A full re-read of a file that has not changed since its
+last full read answers with a short "unchanged" note instead of the same text again.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ from ._ignore import ReadDenied
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
-MAX_TEXT_BYTES = 20 * 2**20
+#: Text is read in chunks, so the limit is the time two passes take (about 4 s a GB).
+MAX_TEXT_BYTES = 2**30
 MAX_IMAGE_BYTES = 5 * 2**20
 #: Text files larger than this are read in chunks, keeping only the lines shown.
 STREAM_BYTES = 2**20

@@ -423,3 +423,14 @@ async def test_a_large_file_keeps_only_the_lines_shown(tmp_path: Path, ctx: Tool
     whole = await read(ctx, "huge.log")
     assert "up to line 2000 of 600000" in whole.text and "offset=2001" in whole.text
     assert max(kept) <= DEFAULT_LIMIT + 1
+
+
+async def test_a_text_file_over_the_limit_is_refused_with_shell_hints(
+        ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.tools import read_file as module
+    monkeypatch.setattr(module, "MAX_TEXT_BYTES", 2 * 2**20)
+    (tmp_path / "huge.log").write_bytes(b"line\n" * 600_000)
+    result = await read(ctx, "huge.log")
+    assert code(result) == ErrorCode.READ_CONTENT_FAILURE
+    assert "2.9 MB, over the 2 MB limit" in result.text and "tail" in result.text
+    assert cache(ctx).check(tmp_path / "huge.log") == "unknown"
