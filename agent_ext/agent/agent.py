@@ -755,7 +755,7 @@ class Agent:
             await jobs.kill_all()
         if self.mcp is not None:
             await self.mcp.aclose()
-        self.store.cleanup()
+        await asyncio.to_thread(self.store.cleanup)
 
 
 def choose_tool_search(registry: Registry, cwd: Path,

@@ -80,8 +80,39 @@ def status(session: Session, _args: argparse.Namespace) -> str:
         if texts:
             lines.append(f"{kind}: {', '.join(texts)}")
     lines += _project_lines(agent)
+    lines += _job_lines(agent)
     lines.append(_usage_line(session))
     return "\n".join(lines)
+
+
+def _job_lines(agent: Agent) -> list[str]:
+    """The background shell jobs still running: id, command, pid, time run and time limit."""
+    from agent_ext.tools.shell_jobs import JobState, ShellJobs  # noqa: PLC0415
+
+    jobs = agent.context.service(ShellJobs)
+    running = [j for j in jobs.jobs() if j.state is JobState.RUNNING] if jobs is not None else []
+    if not running:
+        return ["background shell jobs: none running"]
+    head = (f"background shell jobs: {len(running)} running (each stops at its time limit or "
+            "when the kernel shuts down; ask the agent to stop one sooner)")
+    lines = [head]
+    for job in running:
+        limit = ("no time limit" if job.time_limit is None
+                 else f"stopped at {_duration(job.time_limit)}")
+        command = job.command if len(job.command) <= 60 else job.command[:57] + "..."
+        lines.append(f"  {job.id}: `{command}` pid {job.process.pid}, running "
+                     f"{_duration(job.process.elapsed)}, {limit}")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m 05s``, ``1h 00m``."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
 def _project_lines(agent: Agent) -> list[str]:
