@@ -36,7 +36,14 @@ from agent_ext.models import (
 )
 from agent_ext.models import inband as ib
 from agent_ext.models import window as win
-from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
+from agent_ext.models.base import (
+    Model,
+    ModelError,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    complete,
+)
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
@@ -538,6 +545,8 @@ class Agent:
                     self._emit(TextDelta(shown))
             elif isinstance(item, TextDelta | ReasoningDelta):
                 self._emit(item)
+            elif isinstance(item, Retrying):
+                self._emit(ev.Notice(item.text(self.model.name), "warning"))
             elif isinstance(item, ModelResponse):
                 final = item
         if final is None:

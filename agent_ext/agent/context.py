@@ -17,6 +17,7 @@ import asyncio
 import json
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from agent_ext.core import ImagePart, TextPart, ToolContext
 from agent_ext.core.budget import SpillError, SpillStore
@@ -153,12 +154,16 @@ async def where_lines(ctx: ToolContext, place: Place) -> list[str]:
     if snapshot is not None:
         ids = snapshot.display_ids()
         index = ids.index(place.cell_id) if place.cell_id in ids else None
-        lines += _cell_lines(snapshot, index, place.cell_id)
+        lines += _cell_lines(snapshot, index, place.cell_id, _shown(snapshot.path, ctx))
     elif problem:
         lines.append(f"Your cell is {place.cell_id}; the notebook could not be read for this "
                      f"summary ({problem}).")
     if place.error is not None:
         lines.append(_error_line(place.error, snapshot, index))
+        if snapshot is not None and index and _shows_error(snapshot.cells[index - 1]) and \
+                place.error.cell_id == snapshot.display_ids()[index - 1]:
+            head = lines[-1].split("\nTraceback:", 1)[0]
+            lines[-1] = head + " (its traceback is the output above)"
     if snapshot is not None:
         lines.append(_changes_line(notebook_reads(ctx).changes(snapshot), snapshot, index))
     return lines
@@ -176,14 +181,29 @@ async def _read_current(ctx: ToolContext) -> tuple[NotebookSnapshot | None, str 
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def _shows_error(cell: CellData) -> bool:
+    return any(isinstance(o, dict) and o.get("output_type") == "error" for o in cell.outputs)
+
+
 def cell_name(index: int, cell: CellData, cell_id: str) -> str:
     """``cell 5 [12] (id abc)``: the position counted from 1, the execution count, the id."""
     count = f" [{cell.execution_count}]" if cell.execution_count is not None else ""
     return f"cell {index + 1}{count} (id {cell_id})"
 
 
-def _cell_lines(snapshot: NotebookSnapshot, index: int | None, cell_id: str | None) -> list[str]:
-    name = snapshot.path or "the current notebook"
+def _shown(path: str | None, ctx: ToolContext) -> str:
+    """The notebook's path relative to the working directory when it is inside it."""
+    if not path:
+        return "the current notebook"
+    full = Path(path)
+    try:
+        return str(full.resolve().relative_to(ctx.cwd.resolve()))
+    except (ValueError, OSError):
+        return path
+
+
+def _cell_lines(snapshot: NotebookSnapshot, index: int | None, cell_id: str | None,
+                name: str) -> list[str]:
     total = len(snapshot.cells)
     if index is None:
         return [(f"Your cell (id {cell_id}) is not among the {total} cells of {name} as it was "
