@@ -389,7 +389,7 @@ class Agent:
             *((TextPart(where),) if where else ()), TextPart(prompt))))
         self._emit(ev.RunStarted(prompt, self.model.name))
         if self.model_notice:
-            self._emit(ev.Notice(self.model_notice))
+            self._emit(ev.Notice(self.model_notice, "setup"))
             self.model_notice = None
         for problem in self._startup_notices:
             self._emit(ev.Notice(problem, "warning"))

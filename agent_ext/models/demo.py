@@ -41,9 +41,9 @@ from .types import ModelRequest, ModelResponse, ToolCall
 PREFIX = "[demo replay] "
 RESULT_CHARS = 300
 END_TEXT = (
-    "The replay has no more steps for this conversation. Configure a model to go on: set "
-    "AGENT_EXT_MODEL (for example openai:gpt-4o with OPENAI_API_KEY, or "
-    "anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY), or start Ollama or LM Studio locally.")
+    "The replay has no more steps for this conversation. To go on with a real model, type "
+    "`%agent key openai`, then `%agent model openai:gpt-4o` (`%agent model` lists every choice, "
+    "local servers too); outside a notebook set AGENT_EXT_MODEL and OPENAI_API_KEY.")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _EXTRACTORS = ("from_prompt", "from_last_result")
 

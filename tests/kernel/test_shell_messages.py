@@ -53,3 +53,14 @@ def test_no_answer_holds_an_unfilled_placeholder(typed: InteractiveShell, line: 
     assert said.strip(), f"%agent {line} said nothing"
     left = [m.group(0) for m in PLACEHOLDER.finditer(said)]
     assert not left, f"%agent {line}: {said}"
+
+
+def test_model_without_an_argument_lists_the_choices(typed: InteractiveShell,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "typed" * 4)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    said = _say(typed, "model")
+    assert said.startswith("model: demo\nchoices:\n"), said
+    assert "openai: key set (OPENAI_API_KEY)" in said and "typed" not in said
+    assert "anthropic: no key: `%agent key anthropic` first" in said
+    assert "127.0.0.1" in said and "demo: `%agent model demo`" in said

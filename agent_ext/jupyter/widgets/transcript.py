@@ -160,7 +160,7 @@ class TranscriptWidget(Widget):
             self.usage = self._usage(event.total.input_tokens, event.total.output_tokens,
                                      estimated=event.estimated)
         elif isinstance(event, ev.Notice):
-            level = event.level if event.level in ("info", "warning", "error") else "info"
+            level = event.level if event.level in ("info", "setup", "warning", "error") else "info"
             self._add({"kind": "notice", "level": level, "text": cut(event.text, 2000)})
         elif isinstance(event, ev.RunFinished):
             self.finish(event.result)
