@@ -663,6 +663,15 @@ const TODO_TEXT = { pending: "to do", in_progress: "in progress", completed: "do
  * @param {TranscriptItem[]} members
  * @returns {string}
  */
+/**
+ * A notice's text with `backticked` commands as code, so what to type stands out.
+ * @param {string} text
+ * @returns {(string | HTMLElement)[]}
+ */
+export function noticeParts(text) {
+  return text.split(/`([^`\n]+)`/).map((piece, i) => (i % 2 ? h("code", {}, piece) : piece));
+}
+
 export function groupLabel(members) {
   const reads = members.filter((m) => m.group === "read").length;
   const searches = members.filter((m) => m.group === "search").length;
@@ -744,7 +753,7 @@ function paint(node, item) {
     }
     case "notice":
       node.className = `ae-notice ae-notice-${item.level ?? "info"}`;
-      replace(node, item.text ?? "");
+      replace(node, ...noticeParts(item.text ?? ""));
       return;
     case "run":
       replace(node, h("span", { class: "ae-muted" }, "agent_ext"), item.model ? h("span", { class: "ae-badge" }, item.model) : null);

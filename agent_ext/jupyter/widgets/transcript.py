@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -303,7 +304,9 @@ class TranscriptWidget(Widget):
             text = esc(item.get("text", ""))
             return f"<details><summary>Reasoning</summary><pre>{text}</pre></details>"
         if kind == "notice":
-            return f"<p><em>{esc(item.get('text', ''))}</em></p>"
+            text = re.sub(r"`([^`\n]+)`", r"<code>\1</code>", esc(item.get("text", "")))
+            return f"<p><strong>{text}</strong></p>" if item.get("level") == "setup" else (
+                f"<p><em>{text}</em></p>")
         if kind == "run":
             return f"<p><small>agent_ext · {esc(item.get('model', ''))}</small></p>"
         status = _STATUS_TEXT.get(str(item.get("status")), str(item.get("status")))
