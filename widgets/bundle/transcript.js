@@ -659,11 +659,6 @@ const TODO_TEXT = { pending: "to do", in_progress: "in progress", completed: "do
  */
 
 /**
- * "Read 4 files, ran 2 searches".
- * @param {TranscriptItem[]} members
- * @returns {string}
- */
-/**
  * A notice's text with `backticked` commands as code, so what to type stands out.
  * @param {string} text
  * @returns {(string | HTMLElement)[]}
@@ -672,6 +667,11 @@ export function noticeParts(text) {
   return text.split(/`([^`\n]+)`/).map((piece, i) => (i % 2 ? h("code", {}, piece) : piece));
 }
 
+/**
+ * "Read 4 files, ran 2 searches".
+ * @param {TranscriptItem[]} members
+ * @returns {string}
+ */
 export function groupLabel(members) {
   const reads = members.filter((m) => m.group === "read").length;
   const searches = members.filter((m) => m.group === "search").length;
