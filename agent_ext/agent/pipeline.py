@@ -12,6 +12,7 @@ from agent_ext.core import (
     ErrorCode,
     ExecControl,
     Registry,
+    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -27,6 +28,7 @@ from .approval import ApprovalRequest, Approver, Decision, as_decision
 from .events import (
     ApprovalRequested,
     ApprovalResolved,
+    CallAllowed,
     Event,
     ToolCallFinished,
     ToolCallStarted,
@@ -121,6 +123,9 @@ class Pipeline:
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
+        elif invocation.tier() >= Tier.WRITE:
+            # It changes something and nobody was asked: say what allowed it.
+            self.emit(CallAllowed(call.id, tool.name, decision.reason))
         stream = StreamMasker(self.secrets)
 
         def on_output(text: str) -> None:

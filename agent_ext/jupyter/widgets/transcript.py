@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from agent_ext.core import Registry
 
 PREVIEW_CHARS = 1500
+#: Characters kept of the diff of an edit a mode or rule allowed.
+DIFF_CHARS = 20_000
 OUTPUT_TAIL_CHARS = 2000
 ARGS_CHARS = 600
 TITLE_CHARS = 200
@@ -147,6 +149,10 @@ class TranscriptWidget(Widget):
                 return True
         elif isinstance(event, ev.ToolCallFinished):
             self._call_finished(event)
+        elif isinstance(event, ev.CallAllowed):
+            item = self._tool_item(event.call_id, event.tool_name, "")
+            item["allowed"] = cut(event.reason, 300)
+            self._touch(item)
         elif isinstance(event, ev.ApprovalRequested):
             item = self._tool_item(event.request.call_id, event.request.tool_name,
                                    event.request.details.summary)
@@ -189,6 +195,9 @@ class TranscriptWidget(Widget):
             item.pop("output", None)
             item["status"] = "done"
             item["preview"] = cut(result.text, PREVIEW_CHARS)
+            diff = result.display if isinstance(result.display, str) else ""
+            if item.get("allowed") and diff.startswith("--- "):
+                item["diff"] = cut(diff, DIFF_CHARS)  # what ran unasked, to check afterwards
         else:
             item["status"] = {ErrorCode.EXECUTION_DENIED: "denied",
                               ErrorCode.EXECUTION_CANCELLED: "cancelled"}.get(result.error.code,
@@ -317,11 +326,14 @@ class TranscriptWidget(Widget):
             marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
             body = "<ul>" + "".join(f"<li>{marks.get(t['status'], '[ ]')} {esc(t['content'])}</li>"
                                     for t in item["todos"]) + "</ul>"
+        if item.get("diff"):
+            body += f"<pre>{esc(item['diff'])}</pre>"
         detail = item.get("error") or item.get("preview")
         if detail:
             body += f"<pre>{esc(detail)}</pre>"
+        allowed = f" · {esc(item['allowed'])}" if item.get("allowed") else ""
         return (f"<details><summary>[{esc(status)}] <code>{esc(item.get('name', ''))}</code> "
-                f"{esc(item.get('title', ''))}{esc(seconds)}</summary>{body}</details>")
+                f"{esc(item.get('title', ''))}{allowed}{esc(seconds)}</summary>{body}</details>")
 
     def _footer(self) -> str:
         parts = [{"running": "Running", "done": "Done", "error": "Stopped by an error",
