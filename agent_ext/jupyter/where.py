@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agent_ext.agent.context import Place
 
-#: Errors of agent_ext's own cells (a failed or interrupted run): not "the error above".
+#: Errors of agent_ext's own runs (a failed or interrupted run): not "the error above".
 _OWN = ("AgentRunError", "RunInterrupted")
 
 
@@ -44,6 +44,9 @@ class ErrorLog:
     def post_run_cell(self, result: Any) -> None:
         self.watched = True
         info = getattr(result, "info", None)
+        raw = getattr(info, "raw_cell", None) or ""
+        if raw.lstrip().startswith(("%agent", "%%agent")):
+            return  # agent_ext's own cells: their errors are answered where they show
         cell_id = getattr(info, "cell_id", None) or None
         exc = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         if exc is None:
