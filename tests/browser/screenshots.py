@@ -4,7 +4,8 @@ Run ``python -m tests.browser.screenshots`` from the repository root, or the bro
 ``tests/browser/test_screenshots.py`` (needs Chromium, Playwright and the built labextension,
 like the browser tests). Real JupyterLab pages: a scripted agent proposes two cell edits (one
 approved, one rejected), asks a question, then makes a file edit that acceptEdits mode allows;
-``%agent tools`` shows the catalogue, and a project with an ``.mcp.json`` asks to be trusted.
+``%agent tools`` shows the catalogue, a project with an ``.mcp.json`` asks to be trusted, and a
+first prompt with no model configured shows how to choose one.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 IMAGES = ROOT / "docs" / "images"
 #: Every state, as the file name it is saved under (``<state>-<theme>.png``).
 STATES = ("confirm-diff", "confirm-approved", "confirm-rejected", "ask-user", "transcript",
-          "allowed-edit", "allowed-edit-open", "tool-catalogue", "project-trust")
+          "allowed-edit", "allowed-edit-open", "tool-catalogue", "project-trust", "first-run")
 EDIT = ('    call("notebook_edit", {"cell_id": "clean", "new_source": '
         '"df = df.dropna(subset=[\\"price\\"])\\ndf[\\"price\\"] = df[\\"price\\"].astype(float)\\n'
         'df.describe()"}, id="edit_clean"),')
@@ -182,11 +183,39 @@ def capture_trust(page: Any, server: Server, theme: str, out: Path) -> Path:
     return shot
 
 
+FIRST_RUN = '''\
+%load_ext agent_ext
+import agent_ext
+from agent_ext.models import DemoModel
+from agent_ext.models.config import LOCAL_SERVERS, demo_notice
+# What a new user sees when no model is configured and no local server answers.
+agent = agent_ext.get_agent(model=DemoModel())
+agent.model_notice = demo_notice(None, LOCAL_SERVERS)
+'''
+
+
+def capture_first_run(page: Any, server: Server, theme: str, out: Path) -> Path:
+    """A first prompt with no model configured: the setup notice and the demo's answer."""
+    name = f"first_run_{theme}.ipynb"
+    write_notebook(server.root / name, [
+        ("setup", "code", FIRST_RUN),
+        ("prompt", "code", "%%agent\nWhat is the mean price per month?"),
+    ])
+    open_notebook(page, server, name)
+    _run(page, 0)
+    _done(page, 0)
+    _run(page, 1)
+    transcript = page.locator(".ae-transcript").first
+    transcript.locator(".ae-run-done").wait_for(timeout=TIMEOUT)
+    return _shot(transcript, page, out, "first-run", theme)
+
+
 def capture(page: Any, server: Server, theme: str, out: Path) -> list[Path]:
     """Every state of ``STATES`` in ``theme`` into ``out``."""
     server.set_theme(THEMES[theme])
     out.mkdir(parents=True, exist_ok=True)
-    return [*capture_cells(page, server, theme, out), capture_trust(page, server, theme, out)]
+    return [*capture_cells(page, server, theme, out), capture_trust(page, server, theme, out),
+            capture_first_run(page, server, theme, out)]
 
 
 def main(out: Path) -> list[Path]:
