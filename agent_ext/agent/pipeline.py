@@ -13,6 +13,7 @@ from agent_ext.core import (
     ExecControl,
     Registry,
     TextPart,
+    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -28,6 +29,7 @@ from .approval import ApprovalRequest, Approver, Decision, as_decision
 from .events import (
     ApprovalRequested,
     ApprovalResolved,
+    CallAllowed,
     Event,
     ToolCallFinished,
     ToolCallStarted,
@@ -122,6 +124,9 @@ class Pipeline:
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
+        elif invocation.tier() >= Tier.WRITE:
+            # It changes something and nobody was asked: say what allowed it.
+            self.emit(CallAllowed(call.id, tool.name, decision.reason))
         stream = StreamMasker(self.secrets)
 
         def on_output(text: str) -> None:

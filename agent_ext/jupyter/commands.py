@@ -152,9 +152,11 @@ def untrust(session: Session, _args: argparse.Namespace) -> str:
 
 def model(session: Session, args: argparse.Namespace) -> str:
     if args.spec is None:
-        if not session.has_agent:
-            return f"model: {session.config.model or '(default choice, made on first use)'}"
-        return f"model: {session.agent().model.name}"
+        from agent_ext.models.config import model_choices  # noqa: PLC0415
+
+        current = (session.agent().model.name if session.has_agent
+                   else session.config.model or "not chosen yet (the first %%agent cell chooses)")
+        return "\n".join(model_choices().lines(current))
     spec = args.spec.strip()
     found, notice = resolve(spec, session.agent() if session.has_agent else None)
     with session.quiet():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agent_ext.agent.prompt import WHERE_HEADER
 from agent_ext.core import TextPart
 from agent_ext.models import Message
 
@@ -18,8 +19,8 @@ def summarize(messages: Iterable[Message]) -> str:
     """One numbered line per message: who, the start of its text, the calls and results."""
     lines = []
     for n, message in enumerate(messages, 1):
-        text = " ".join(" ".join(p.text for p in message.parts
-                                 if isinstance(p, TextPart)).split())
+        text = " ".join(" ".join(p.text for p in message.parts if isinstance(p, TextPart)
+                                 and not p.text.startswith(WHERE_HEADER)).split())
         if message.role == "tool":
             body = "; ".join(f"{r.name}: {'error' if r.is_error else 'ok'}"
                              for r in message.tool_returns)

@@ -45,6 +45,8 @@ from agent_ext.notebook.session import notebook_provider, notebook_reads, open_n
 from ._files import refuse_control_characters, shown, unified_diff
 
 _RENAMES_SHOWN = 20
+#: A cell read back after an edit is quoted whole up to this size, else named by its ends.
+_ECHO_CHARS = 1_000
 
 
 class NotebookEditParams(Params):
@@ -231,7 +233,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         diff, _, _ = _diff(applied.plan, self._label(applied.plan))
         modified = self._override is not None and self._override != plan.proposed
         path = self._notebook_path()
-        return ToolResult(llm_content=self._message(applied, modified),
+        landed = await read_back(self.document(), applied)
+        return ToolResult(llm_content=self._message(applied, modified) + "\n\n" + landed,
                           display=diff or self._message(applied, modified),
                           file_paths=[path] if path else [])
 
@@ -275,6 +278,35 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
             notes.append("The user edited your proposed source before approving it, so the cell "
                          "holds their version, not yours:\n```\n" + applied.source + "\n```")
         return "\n\n".join(notes)
+
+
+async def read_back(doc: NotebookDocument, applied: Applied) -> str:
+    """What the notebook holds for the edited cell now, read again after the edit: the model
+    is told what landed, not that it was done."""
+    cid = applied.cell_id
+    try:
+        snapshot = await doc.read()
+    except Exception as err:  # noqa: BLE001  the edit was made; only its check failed
+        return (f"Reading the notebook back failed ({type(err).__name__}: {err}), so the edit "
+                "is not confirmed; read the cell to check it.")
+    ids = snapshot.display_ids()
+    if applied.plan.mode == "delete":
+        return (f"Read back: cell {cid} is no longer in the notebook ({len(ids)} cells)."
+                if cid not in ids else
+                f"Read back: cell {cid} is still in the notebook; the delete did not land.")
+    if cid not in ids:
+        return f"Read back: cell {cid} is not in the notebook; the edit did not land."
+    index = ids.index(cid)
+    cell = snapshot.cells[index]
+    where = f"cell {cid} (position {index}, a {cell.cell_type} cell)"
+    if cell.source != applied.source:
+        return (f"Read back: {where} does not hold what was written; it holds:\n```\n"
+                f"{cell.source}\n```")
+    if len(cell.source) <= _ECHO_CHARS:
+        return f"Read back: {where} now holds:\n```\n{cell.source}\n```"
+    lines = cell.source.splitlines()
+    return (f"Read back: {where} now holds the {len(lines)} lines written, from "
+            f"`{lines[0][:80]}` to `{lines[-1][:80]}`.")
 
 
 def _path_text(value: str | None) -> str | None:

@@ -1,4 +1,5 @@
-"""The screenshot script runs end to end (into the artifacts folder, not docs/images)."""
+"""Regenerates the widget screenshots in docs/images (each state, light and dark), so the
+docs show the widgets as they are: run it after changing a widget, and look at the images."""
 
 from __future__ import annotations
 
@@ -6,15 +7,18 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS
-from tests.browser.screenshots import capture
+from tests.browser.screenshots import IMAGES, STATES, capture
 from tests.browser.server import Server
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_confirm_diff_screenshot(lab: Server, page: Any, theme: str) -> None:
-    saved = capture(page, lab, theme, ARTIFACTS)
-    assert saved.stat().st_size > 5_000
-    lab.set_theme("JupyterLab Light")
+def test_widget_screenshots(lab: Server, page: Any, theme: str) -> None:
+    try:
+        saved = capture(page, lab, theme, IMAGES)
+    finally:
+        lab.set_theme("JupyterLab Light")
+    assert [p.name for p in saved] == [f"{state}-{theme}.png" for state in STATES]
+    for path in saved:
+        assert path.stat().st_size > 5_000, path

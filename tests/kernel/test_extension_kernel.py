@@ -79,7 +79,7 @@ def test_config_through_traitlets(kernel: KernelSession) -> None:
     ("%agent allow", "type `%agent allow RULE`"),
     ("%agent deny Bash(", "unbalanced"),
     ("%agent model nowhere:thing", "unknown model provider 'nowhere'"),
-    ("%agent model openai:gpt-4o", "needs an API key: set OPENAI_API_KEY"),
+    ("%agent model openai:gpt-4o", "needs an API key: type `%agent key openai`"),
     ("%%agent\n  \n", "write the prompt in the cell"),
 ])
 def test_usage_errors(shared_kernel: KernelSession, line: str, expected: str) -> None:
