@@ -41,7 +41,12 @@ from agent_ext.notebook.edits import (
 )
 from agent_ext.notebook.labels import cell_label, label_of
 from agent_ext.notebook.reading import sync_read_cache
-from agent_ext.notebook.session import notebook_provider, notebook_reads, open_notebook
+from agent_ext.notebook.session import (
+    notebook_changes,
+    notebook_provider,
+    notebook_reads,
+    open_notebook,
+)
 
 from ._files import refuse_control_characters, shown, unified_diff
 
@@ -238,7 +243,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         try:
             plan = await self.plan()
             applied = await apply_edit(self.document(), plan, notebook_reads(self.ctx),
-                                       source=self._override)
+                                       source=self._override,
+                                       changes=notebook_changes(self.ctx), notebook=self._name())
         except NotebookError as err:
             return ToolResult.fail(err.code, err.message)
         sync_read_cache(self.ctx, self.document())

@@ -179,7 +179,7 @@ def test_undo_reverts_the_last_agent_write(ip: InteractiveShell, tmp_path: Path,
     assert "Reverted 1 write(s): new.txt" in capsys.readouterr().out
     assert not (tmp_path / "new.txt").exists()
     del agent.context.services[EditHistory]
-    for name in ("edit", "write_file"):
+    for name in ("edit", "write_file", "notebook_edit"):
         if name in agent.registry:
             agent.registry.unregister(name)
     with pytest.raises(UsageError, match="keep no edit history"):
