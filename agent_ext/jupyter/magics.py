@@ -21,7 +21,7 @@ from IPython.core.magic_arguments import ArgDecorator, MagicArgumentParser, magi
 from .commands import COMMANDS, RAW, SPEC
 from .interpolate import interpolate
 from .session import Session
-from .transformer import awaits_line
+from .transformer import AWAITED, awaits_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,11 +102,11 @@ class AgentMagics(Magics):
         else:
             args = _parse(parser, text, name)
         out = COMMANDS[name](self.session, args)
+        if name in AWAITED and awaits_line(self.shell):
+            done = out
+            return PendingRun(lambda: _print_when_done(done))
         if isinstance(out, Coroutine):
-            pending = out
-            if awaits_line(self.shell):
-                return PendingRun(lambda: _print_when_done(pending))
-            out = run_now(pending)
+            out = run_now(out)
         if out:
             print(out)
         return None
@@ -136,8 +136,9 @@ class AgentMagics(Magics):
         return PendingRun(lambda: run_prompt(session, prompt))
 
 
-async def _print_when_done(pending: Coroutine[Any, Any, str]) -> None:
-    out = await pending
+async def _print_when_done(out: str | Coroutine[Any, Any, str] | None) -> None:
+    if isinstance(out, Coroutine):
+        out = await out
     if out:
         print(out)
 

@@ -16,8 +16,10 @@ from typing import Any
 from IPython.core.async_helpers import _asyncio_runner
 
 CALL = "get_ipython().run_cell_magic('agent', "
-#: ``%agent`` lines whose command may have to wait for the browser.
-AWAITED_LINE = re.compile(r"^get_ipython\(\)\.run_line_magic\('agent', 'undo\b")
+#: ``%agent`` commands that may have to wait for the browser: their lines are awaited.
+AWAITED = ("undo",)
+AWAITED_LINE = re.compile(r"^get_ipython\(\)\.run_line_magic\('agent', '(?:%s)\b"
+                          % "|".join(AWAITED))
 
 
 def awaits_line(shell: Any) -> bool:
