@@ -18,8 +18,8 @@ from IPython.core.async_helpers import _asyncio_runner
 CALL = "get_ipython().run_cell_magic('agent', "
 #: ``%agent`` commands that may have to wait for the browser: their lines are awaited.
 AWAITED = ("undo",)
-AWAITED_LINE = re.compile(r"^get_ipython\(\)\.run_line_magic\('agent', '(?:%s)\b"
-                          % "|".join(AWAITED))
+AWAITED_LINE = re.compile(r"^get_ipython\(\)\.run_line_magic\('agent', '(?:"
+                          + "|".join(AWAITED) + r")\b")
 
 
 def awaits_line(shell: Any) -> bool:
