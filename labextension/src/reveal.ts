@@ -61,13 +61,21 @@ export function mark(panel: NotebookPanel, cellId: string): boolean {
   return true;
 }
 
-/** Scroll the cell `cellId` into view and mark it; false when the notebook has no such cell. */
+/**
+ * Scroll the cell `cellId` into view and mark it; false when the notebook has no such cell.
+ * Selection and focus stay where they are (`scrollToCell` would activate the cell, and the
+ * next key the user types for the card would go to its editor instead).
+ */
 export function reveal(panel: NotebookPanel, cellId: string): boolean {
-  const cell = cellOf(panel, cellId);
-  if (cell === null) {
+  const notebook = panel.content;
+  const index = notebook.widgets.findIndex(cell => cell.model.id === cellId);
+  if (index < 0) {
     return false;
   }
-  void panel.content.scrollToCell(cell, 'center').then(() => mark(panel, cellId));
+  void notebook
+    .scrollToItem(index, 'center')
+    .catch(() => notebook.widgets[index]?.node.scrollIntoView({ block: 'center' }))
+    .then(() => mark(panel, cellId));
   return true;
 }
 
