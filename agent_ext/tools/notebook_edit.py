@@ -121,7 +121,7 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
     def description(self) -> str:
         if isinstance(self._plan, EditPlan):
             plan = self._plan
-            return f"notebook_edit: {_verb(plan)} {plan_label(plan)} in {self._name()}"
+            return f"notebook_edit {_verb(plan)} {plan_label(plan)} in {self._name()}"
         target = self.params.cell_id or ("top" if self.params.edit_mode == "insert" else "")
         known = self._position(target) if target and target != "top" else None
         return f"notebook_edit {self.params.edit_mode} {known or target} in {self._name()}"
@@ -156,8 +156,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
     def _name(self) -> str:
         if self.path is not None:
             return shown(self.path, self.ctx.cwd)
-        found = self._notebook_path()
-        return shown(Path(found), self.ctx.cwd) if found else "the current notebook"
+        found = self._notebook_path()  # the open notebook: the user knows it by its name
+        return Path(found).name if found else "the current notebook"
 
     def _address(self) -> str:
         return "nb://" if self.path is None else os.fspath(self.path)

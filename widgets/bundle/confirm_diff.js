@@ -865,7 +865,10 @@ export function cellTarget(extra) {
   /** @type {Node[]} */
   const out = [h("span", { class: "ae-target", title: id ? `cell id ${id}` : null }, label)];
   if (extra["cell_type"]) out.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
-  if (extra["notebook"]) out.push(h("code", { class: "ae-muted" }, String(extra["notebook"])));
+  if (extra["notebook"]) {
+    const notebook = String(extra["notebook"]);
+    out.push(h("code", { class: "ae-muted", title: notebook }, notebook.split(/[\\/]/).pop() || notebook));
+  }
   if (id && String(extra["action"] ?? "") !== "insert") {
     const link = h("a", { class: "ae-cell-link", href: "#", title: "Scroll the notebook to this cell" }, "show cell");
     link.addEventListener("click", (event) => {
