@@ -18,6 +18,7 @@ from tests.browser.notebook_page import (
     dom_cells,
     open_notebook,
     run_from,
+    wait_kernel,
     write_notebook,
 )
 from tests.browser.server import ROOT, Server
@@ -65,17 +66,9 @@ def wait_prompt(page: Any, index: int, prompt: str, timeout: float = 60) -> None
 
 
 def open_ready(page: Any, server: Server, name: str) -> None:
-    """Open ``name`` and wait until its kernel is connected and idle for a second."""
+    """Open ``name`` and wait until its kernel is connected and idle."""
     open_notebook(page, server, name)
-    deadline = time.monotonic() + 60
-    calm = 0
-    while calm < 4:
-        assert time.monotonic() < deadline, "the kernel did not settle"
-        busy = page.evaluate("""() => /Connecting|Starting|Restarting|Unknown/.test(
-            document.body.innerText.split('\\n').filter(l => l.includes('ipykernel')
-                                                              || l.includes('Kernel')).join(' '))""")
-        calm = 0 if busy or not page.locator(IDLE).count() else calm + 1
-        time.sleep(0.25)
+    wait_kernel(page)
 
 
 def wait_idle(page: Any) -> None:
@@ -103,7 +96,7 @@ def test_the_tours_cell_fix_lands_on_approve_and_undo_reverts_it(server: Server,
     name = f"tour_{server.app}.ipynb"
     shutil.copy(TOUR, server.root / name)
     open_ready(page, server, name)
-    run_from(page, 0, BUGGY + 1)  # every cell up to the one that fails on purpose
+    run_from(page, 1, BUGGY)  # every cell up to the one that fails on purpose
     assert "NameError" in wait_output(page, BUGGY, "NameError")
     wait_idle(page)
     run_from(page, FIX, 1)
