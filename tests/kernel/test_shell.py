@@ -221,3 +221,23 @@ def test_entering_bypass_mode_warns_once(ip: InteractiveShell,
     assert "Warning" not in capsys.readouterr().out
     ip.run_line_magic("agent", "mode default")
     assert capsys.readouterr().out.strip() == "mode: default"
+
+
+def test_agent_undo_lines_are_awaited_only_in_a_kernel_running_asyncio() -> None:
+    from IPython.core.async_helpers import _asyncio_runner
+
+    class Shell:
+        autoawait = True
+        loop_runner = _asyncio_runner
+        kernel = object()
+
+    undo = "get_ipython().run_line_magic('agent', 'undo')\n"
+    other = "get_ipython().run_line_magic('agent', 'undone')\n"
+    lines = ["x = 1\n", undo, "  " + undo, other]
+    assert AwaitAgentCells(Shell())(lines) == ["x = 1\n", "await " + undo, "  " + undo, other]
+    terminal = Shell()
+    terminal.kernel = None  # type: ignore[assignment]
+    assert AwaitAgentCells(terminal)(lines) == lines  # no kernel: %agent undo runs at once
+    off = Shell()
+    off.autoawait = False
+    assert AwaitAgentCells(off)([undo]) == [undo]
