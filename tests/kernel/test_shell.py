@@ -241,3 +241,41 @@ def test_agent_undo_lines_are_awaited_only_in_a_kernel_running_asyncio() -> None
     off = Shell()
     off.autoawait = False
     assert AwaitAgentCells(off)([undo]) == [undo]
+
+
+def test_undo_takes_back_file_writes_and_cell_edits_newest_first(
+        ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    import nbformat
+
+    from agent_ext.models import ScriptedModel, call
+
+    nb_path = tmp_path / "work.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("x = 1", id="first")]), nb_path)
+    session.get_agent(model=ScriptedModel([
+        call("write_file", {"file_path": "a.txt", "content": "one"}),
+        call("read_file", {"file_path": "work.ipynb"}),
+        call("notebook_edit", {"notebook_path": "work.ipynb", "cell_id": "first",
+                               "new_source": "x = 2"}),
+        call("write_file", {"file_path": "b.txt", "content": "two"}),
+        "Done."]))
+    ip.run_line_magic("config", "AgentExt.headless_allow = ['write_file', 'notebook_edit']")
+    try:
+        assert ip.run_cell("%%agent\nwrite, edit, write").success
+        capsys.readouterr()
+        ip.run_line_magic("agent", "history")
+        listed = capsys.readouterr().out.splitlines()
+        assert [re.sub(r"^\s*\d+ \d\d:\d\d:\d\d ", "", line) for line in listed[1:4]] == [
+            "created a.txt (write_file)", "edited cell 1 · [ ] · `x = 2` in work.ipynb",
+            "created b.txt (write_file)  ← next to undo"]
+        ip.run_line_magic("agent", "undo")
+        assert not (tmp_path / "b.txt").exists()
+        ip.run_line_magic("agent", "undo")
+        assert "Undone: cell 1 · [ ] · `x = 1` in work.ipynb" in capsys.readouterr().out
+        assert nbformat.read(nb_path, as_version=4).cells[0].source == "x = 1"
+        ip.run_line_magic("agent", "undo")
+        assert not (tmp_path / "a.txt").exists()
+    finally:
+        ip.run_line_magic("config", "AgentExt.headless_allow = []")
