@@ -12,7 +12,7 @@ import type { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import * as ops from './ops';
 import { BridgeError, PROTOCOL, VERSION, type IRequest, type Result } from './protocol';
-import { mark, reveal } from './reveal';
+import { mark } from './reveal';
 
 /** Finds the notebook panel a kernel connection belongs to (null once it is closed). */
 export type PanelFinder = () => NotebookPanel | null;
@@ -36,7 +36,6 @@ export function serve(
     move: (panel, request) => marked(panel, request, ops.move),
     set_type: (panel, request) => marked(panel, request, ops.setType),
     set_outputs: (panel, request) => marked(panel, request, ops.setOutputs),
-    reveal: (panel, request) => ({ found: reveal(panel, String(request.cell_id)) }),
     ensure_persistent_ids: panel => ops.ensurePersistentIds(shared(panel)),
     selection: panel => ({ cell_id: panel.content.activeCell?.model.id ?? null })
   };
