@@ -10,6 +10,7 @@ files, which are saved after the undo.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -19,8 +20,10 @@ from .document import CellData, NotebookDocument, NotebookError, NotebookSnapsho
 from .labels import label_of
 from .reads import NotebookReads
 
-#: Changes kept per session; older ones can no longer be undone.
+#: Changes kept per session, and the bytes of cell content they may hold (outputs can be large
+#: images); past either bound the oldest are forgotten and can no longer be undone.
 MAX_CHANGES = 200
+MEMORY_BUDGET = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,13 @@ class CellUndo:
 class NotebookChanges:
     """Thread-safe, bounded record of the session's cell changes, newest last, with undo."""
 
-    def __init__(self, max_changes: int = MAX_CHANGES) -> None:
-        self._changes: deque[CellChange] = deque(maxlen=max_changes)
+    def __init__(self, max_changes: int = MAX_CHANGES,
+                 memory_budget: int = MEMORY_BUDGET) -> None:
+        self._changes: deque[CellChange] = deque()
+        self._sizes: dict[int, int] = {}
+        self._max = max_changes
+        self._budget = memory_budget
+        self._held = 0
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -84,7 +92,20 @@ class NotebookChanges:
             change = CellChange(self._seq, time.time(), mode, cell_id, label, notebook, before,
                                 after, anchor, doc, snapshot.path)
             self._changes.append(change)
+            self._sizes[change.seq] = size = _size(before) + _size(after)
+            self._held += size
+            while len(self._changes) > 1 and (len(self._changes) > self._max
+                                              or self._held > self._budget):
+                self._forget(self._changes.popleft())
             return change
+
+    @property
+    def bytes_held(self) -> int:
+        """About how many bytes of cell content the kept changes hold."""
+        return self._held
+
+    def _forget(self, change: CellChange) -> None:
+        self._held -= self._sizes.pop(change.seq, 0)
 
     def entries(self) -> list[CellChange]:
         """The recorded changes, oldest first."""
@@ -98,6 +119,8 @@ class NotebookChanges:
     def clear(self) -> None:
         with self._lock:
             self._changes.clear()
+            self._sizes.clear()
+            self._held = 0
 
     async def undo(self, reads: NotebookReads | None = None) -> CellUndo:
         """Take back the newest change if the notebook still shows it (see the module docstring).
@@ -123,12 +146,19 @@ class NotebookChanges:
                                     "Nothing more was changed.", refused=True)
         with self._lock:
             if self._changes and self._changes[-1] is change:
-                self._changes.pop()
+                self._forget(self._changes.pop())
         if reads is not None:
             restored = {} if change.mode == "insert" or change.before is None else {
                 change.cell_id: change.before.source}
             reads.record_edit(now.path, ids, restored)
         return CellUndo(change, _done(change, ids))
+
+
+def _size(cell: CellData | None) -> int:
+    """About the bytes ``cell`` holds: its source and its outputs as JSON."""
+    if cell is None:
+        return 0
+    return len(cell.source) + (len(json.dumps(cell.outputs)) if cell.outputs else 0)
 
 
 def _check(change: CellChange, now: NotebookSnapshot) -> str | None:

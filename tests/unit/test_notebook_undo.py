@@ -13,6 +13,7 @@ from agent_ext.core import ToolContext
 from agent_ext.fs.history import EditHistory
 from agent_ext.jupyter.history import changes
 from agent_ext.notebook import NotebookProvider
+from agent_ext.notebook.changes import NotebookChanges
 from agent_ext.notebook.document import CellData, NotebookSnapshot
 from agent_ext.notebook.session import notebook_changes, notebook_reads
 
@@ -188,3 +189,18 @@ def test_history_lists_file_and_cell_changes_in_order(tmp_path: Path) -> None:
     assert lines[1].endswith("created a.py (write_file)")
     assert lines[2].endswith("edited cell 1 · [ ] · `x = 2` in live.ipynb  ← next to undo")
     assert changes([], [], tmp_path).startswith("changes: none yet")
+
+
+def test_the_record_stays_within_its_count_and_memory_bounds(tmp_path: Path) -> None:
+    nb = MemoryNotebook([CellData("a", "code", "x = 1",
+                                  outputs=[stream("y" * 10_000)], execution_count=1)])
+    snap = NotebookSnapshot(tuple(nb.cells), {}, 4, 5, nb.path)
+    kept = NotebookChanges(max_changes=5, memory_budget=35_000)
+    for n in range(8):
+        kept.record(nb, snap, mode="replace", cell_id="a",
+                    after=CellData("a", "code", f"x = {n}"), after_index=0, notebook="nb")
+    entries = kept.entries()
+    assert [e.label for e in entries] == [f"cell 1 · [ ] · `x = {n}`" for n in (5, 6, 7)]
+    assert 30_000 < kept.bytes_held <= 35_000
+    kept.clear()
+    assert kept.bytes_held == 0 and kept.newest() is None
