@@ -5,13 +5,16 @@ Run ``python -m tests.browser.screenshots`` from the repository root, or the bro
 like the browser tests). Real JupyterLab pages: a scripted agent proposes two cell edits (one
 approved, one rejected), asks a question, then makes a file edit that acceptEdits mode allows;
 ``%agent tools`` shows the catalogue, a project with an ``.mcp.json`` asks to be trusted, and a
-first prompt with no model configured shows how to choose one.
+first prompt with no model configured shows how to choose one. The tour shot is the
+quickstart notebook itself, run as a new user runs it: its failing cell, and the demo replay's
+proposed fix waiting for approval.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -20,10 +23,12 @@ from typing import Any
 from tests.browser.agent_cells import READ, setup
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_path
 from tests.browser.notebook_page import (
+    IDLE,
     cells,
     dismiss_toasts,
     open_notebook,
     run_from,
+    wait_kernel,
     write_notebook,
 )
 from tests.browser.server import ROOT, Server, jupyter_server
@@ -218,6 +223,35 @@ def capture(page: Any, server: Server, theme: str, out: Path) -> list[Path]:
             capture_first_run(page, server, theme, out)]
 
 
+def capture_tour(page: Any, server: Server, theme: str, out: Path) -> Path:
+    """Run the quickstart up to its cell fix's approval; save the failing cell and the card."""
+    server.set_theme(THEMES[theme])
+    name = f"{theme}/quickstart.ipynb"  # a folder per theme: each run keeps its kernel busy
+    (server.root / theme).mkdir(exist_ok=True)
+    shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", server.root / name)
+    open_notebook(page, server, name)
+    wait_kernel(page)
+    run_from(page, 1, 9)  # up to the cell that fails on purpose (the tenth)
+    buggy = page.locator(".jp-Notebook .jp-Cell").nth(9)
+    buggy.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    run_from(page, 10, 1)
+    card = page.locator(".ae-confirm").last
+    card.get_by_role("button", name="Approve", exact=True).wait_for(timeout=60_000)
+    dismiss_toasts(page)
+    page.mouse.move(0, 0)
+    buggy.scroll_into_view_if_needed()
+    time.sleep(0.5)
+    top, bottom = buggy.bounding_box(), card.bounding_box()
+    area = page.locator(".jp-Notebook").first.bounding_box()
+    assert top is not None and bottom is not None and area is not None
+    target = out / f"tour-cell-fix-{theme}.png"
+    page.screenshot(path=str(target), clip={
+        "x": area["x"], "y": top["y"] - 8, "width": min(area["width"], 900),
+        "height": bottom["y"] + bottom["height"] - top["y"] + 16})
+    return target
+
+
 def main(out: Path) -> list[Path]:
     """Every screenshot into ``out``."""
     from playwright.sync_api import sync_playwright
@@ -233,6 +267,9 @@ def main(out: Path) -> list[Path]:
             for theme in THEMES:
                 page = browser.new_page(viewport={"width": 1100, "height": 1000})
                 saved += capture(page, server, theme, out)
+                page.close()
+                page = browser.new_page(viewport={"width": 1100, "height": 1600})
+                saved.append(capture_tour(page, server, theme, out))
                 page.close()
         finally:
             browser.close()

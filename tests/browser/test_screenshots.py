@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.screenshots import IMAGES, STATES, capture
+from tests.browser.screenshots import IMAGES, STATES, capture, capture_tour
 from tests.browser.server import Server
 
 
@@ -22,3 +22,13 @@ def test_widget_screenshots(lab: Server, page: Any, theme: str) -> None:
     assert [p.name for p in saved] == [f"{state}-{theme}.png" for state in STATES]
     for path in saved:
         assert path.stat().st_size > 5_000, path
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_tour_screenshot_is_of_the_real_notebook(lab: Server, page: Any) -> None:
+    page.set_viewport_size({"width": 1100, "height": 1600})
+    saved = capture_tour(page, lab, "light", IMAGES)
+    assert saved.stat().st_size > 20_000
+    card = page.locator(".ae-confirm").last
+    assert card.locator(".ae-target").inner_text().startswith("cell 10 · [5] · `prices")

@@ -131,7 +131,9 @@ def test_session_commands(shared_kernel: KernelSession, tmp_path_factory: pytest
     path = tmp_path_factory.mktemp("chat") / "chat.json"
     assert "saved 2 messages" in shared_kernel.ok(f"%agent save {path}").stdout
     assert "conversation cleared" in shared_kernel.ok("%agent reset").stdout
-    assert shared_kernel.ok("%agent history").stdout.strip() == "no conversation yet"
+    assert shared_kernel.ok("%agent history").stdout.strip() == (
+        "changes: none yet (the agent has changed no file or notebook cell)\n\n"
+        "conversation:\nno conversation yet")
     assert "loaded 2 messages" in shared_kernel.ok(f"%agent load {path}").stdout
     assert "allow: Bash(git status:*)" in shared_kernel.ok(
         "%agent allow Bash(git status:*)").stdout

@@ -144,8 +144,10 @@ async def test_confirmation_details(ctx: ToolContext, tmp_path: Path) -> None:
     assert details.extra["cell_type"] == "code" and details.extra["language"] == "python"
     assert details.extra["notebook"] == str(path)
     assert details.diff is not None and "-x = math.pi" in details.diff
-    assert "+x = math.e" in details.diff and "nb.ipynb cell load" in details.diff
-    assert details.title == "Edit cell load in nb.ipynb"
+    assert "+x = math.e" in details.diff and "nb.ipynb cell 2 · [1]" in details.diff
+    assert details.title == "Edit cell 2 · [1] · `import math` in nb.ipynb"
+    assert details.extra["cell_label"] == "cell 2 · [1] · `import math`"
+    assert details.extra["cell_position"] == 2 and "load" not in details.title
 
 
 async def test_insert_after_and_at_top(ctx: ToolContext, tmp_path: Path) -> None:

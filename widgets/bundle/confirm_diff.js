@@ -850,6 +850,38 @@ function actionLabel(extra, hunks) {
   return null;
 }
 
+/** The DOM event the notebook bridge answers by scrolling to a cell and marking it. */
+export const REVEAL_EVENT = "agent-ext:reveal-cell";
+
+/**
+ * The edited cell as the user sees it ("cell 5 · [12] · `df = …`"), its type and notebook, and
+ * a link that scrolls the live notebook to it (cell ids stay out of sight, in the tooltip).
+ * @param {Record<string, any>} extra
+ * @returns {Node[]}
+ */
+export function cellTarget(extra) {
+  const id = extra["cell_id"] != null ? String(extra["cell_id"]) : null;
+  const label = String(extra["cell_label"] ?? (id ? `cell ${id}` : "cell"));
+  /** @type {Node[]} */
+  const out = [h("span", { class: "ae-target", title: id ? `cell id ${id}` : null }, label)];
+  if (extra["cell_type"]) out.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
+  if (extra["notebook"]) {
+    const notebook = String(extra["notebook"]);
+    out.push(h("code", { class: "ae-muted", title: notebook }, notebook.split(/[\\/]/).pop() || notebook));
+  }
+  if (id && String(extra["action"] ?? "") !== "insert") {
+    const link = h("a", { class: "ae-cell-link", href: "#", title: "Scroll the notebook to this cell" }, "show cell");
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      const shown = !link.dispatchEvent(new CustomEvent(REVEAL_EVENT, { bubbles: true, cancelable: true, detail: { cellId: id } }));
+      link.title = shown ? "Scroll the notebook to this cell"
+        : "This page cannot scroll to the cell: the agent-ext extension is not running here";
+    });
+    out.push(link);
+  }
+  return out;
+}
+
 /** @param {RenderArgs} args */
 function render({ model, el }) {
   mountRoot(el, "ae-confirm");
@@ -891,9 +923,7 @@ function render({ model, el }) {
   /** @type {(Node | null)[]} */
   const target = [];
   if (extra["cell_id"] != null || extra["cell_type"] != null) {
-    if (extra["cell_id"] != null) target.push(h("span", { class: "ae-target" }, "cell ", h("code", null, String(extra["cell_id"]))));
-    if (extra["cell_type"]) target.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
-    if (extra["notebook"]) target.push(h("code", { class: "ae-muted" }, String(extra["notebook"])));
+    target.push(...cellTarget(extra));
   } else if (path) {
     target.push(h("code", { class: "ae-target" }, path));
   }
