@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
 from .core import FunctionTool, Kind, Registry, Tool, ToolResult, tool
 
 if TYPE_CHECKING:
     from .agent import Agent, RunResult
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Agent",

@@ -60,8 +60,12 @@ DETECTORS: tuple[Detector, ...] = (
 
 #: The longest stretch a secret can span that streamed output may cut in two, for one that has
 #: no end marker; private key blocks are held until their end line (up to ``MAX_HELD``).
+TOKEN_TAIL_CHARS = 512
 TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=:@]{1,512}\Z")
 KEY_START = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?![\s\S]*-----END)")
+#: The start of a key block's first line, cut short; held when it ends the text (a key type
+#: name is far shorter than MARKER_CHARS).
+MARKER_CHARS = 256
 PARTIAL_MARKER = re.compile(r"-(?:-(?:-(?:-(?:-(?:B(?:E(?:G(?:I(?:N[ A-Z0-9]*)?)?)?)?)?)?)?)?)?\Z")
 MAX_HELD = 64 * 1024
 

@@ -36,7 +36,14 @@ from agent_ext.models import (
 )
 from agent_ext.models import inband as ib
 from agent_ext.models import window as win
-from agent_ext.models.base import Model, ModelError, ReasoningDelta, TextDelta, complete
+from agent_ext.models.base import (
+    Model,
+    ModelError,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    complete,
+)
 from agent_ext.models.scripted import Step
 from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
@@ -64,7 +71,7 @@ from . import honest
 from .approval import Approver, CallbackApprover, PolicyApprover
 from .instructions import find_instructions
 from .pipeline import Pipeline, cancelled_result
-from .prompt import build_context, build_system_prompt
+from .prompt import build_context, build_system_prompt, build_where
 from .scheduler import MAX_PARALLEL, run_batch
 from .secrets import SecretMasker
 from .transcript import dumps, load_messages, restore_reveals, unanswered_calls
@@ -356,26 +363,33 @@ class Agent:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    async def run(self, prompt: str, *, on_event: ev.EventSink | None = None) -> RunResult:
-        """Send ``prompt`` and run the tool calls the model asks for until it is done."""
+    async def run(self, prompt: str, *, on_event: ev.EventSink | None = None,
+                  place: ctxmod.Place | None = None) -> RunResult:
+        """Send ``prompt`` and run the tool calls the model asks for until it is done.
+
+        With ``place`` (the running cell's id, the kernel's last error) the prompt is preceded
+        by where the agent is: its cell, the cell above, that error, the user's changes.
+        """
         async with self._run_lock:
             if on_event is not None:
                 self.sinks.append(on_event)
             try:
-                return await self._run(prompt)
+                return await self._run(prompt, place)
             finally:
                 if on_event is not None:
                     self.sinks.remove(on_event)
 
-    async def _run(self, prompt: str) -> RunResult:
+    async def _run(self, prompt: str, place: ctxmod.Place | None = None) -> RunResult:
         self._cancel_requested = False
         self._pipeline.cancelled.clear()
         self._repair()
+        where = await self._where(place)
         start = len(self.messages)
-        self.messages.append(Message(role="user", parts=(TextPart(prompt),)))
+        self.messages.append(Message(role="user", parts=(
+            *((TextPart(where),) if where else ()), TextPart(prompt))))
         self._emit(ev.RunStarted(prompt, self.model.name))
         if self.model_notice:
-            self._emit(ev.Notice(self.model_notice))
+            self._emit(ev.Notice(self.model_notice, "setup"))
             self.model_notice = None
         for problem in self._startup_notices:
             self._emit(ev.Notice(problem, "warning"))
@@ -437,6 +451,18 @@ class Agent:
         result.tool_calls = calls
         self._emit(ev.RunFinished(result))
         return result
+
+    async def _where(self, place: ctxmod.Place | None) -> str:
+        """The per-run context for ``place`` ("" without one, or when the run is cancelled
+        while the notebook is read)."""
+        if place is None:
+            return ""
+        try:
+            return build_where(await self._step(ctxmod.where_lines(self.context, place)))
+        except asyncio.CancelledError:
+            if not self._cancel_requested:
+                raise
+            return ""
 
     def _stop(self, result: RunResult, reason: StopReason, text: str, level: str = "info") -> None:
         result.stop_reason = reason
@@ -519,6 +545,8 @@ class Agent:
                     self._emit(TextDelta(shown))
             elif isinstance(item, TextDelta | ReasoningDelta):
                 self._emit(item)
+            elif isinstance(item, Retrying):
+                self._emit(ev.Notice(item.text(self.model.name), "warning"))
             elif isinstance(item, ModelResponse):
                 final = item
         if final is None:
@@ -758,7 +786,7 @@ class Agent:
             await jobs.kill_all()
         if self.mcp is not None:
             await self.mcp.aclose()
-        self.store.cleanup()
+        await asyncio.to_thread(self.store.cleanup)
 
 
 def choose_tool_search(registry: Registry, cwd: Path,

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "ApprovalRequested", "ApprovalResolved", "Event", "EventSink", "Notice", "PlainTextRenderer",
-    "ReasoningDelta", "RunFinished", "RunStarted", "TextDelta", "ToolCallFinished",
-    "ToolCallStarted", "ToolOutput", "UsageUpdated",
+    "ApprovalRequested", "ApprovalResolved", "CallAllowed", "Event", "EventSink", "Notice",
+    "PlainTextRenderer", "ReasoningDelta", "RunFinished", "RunStarted", "TextDelta",
+    "ToolCallFinished", "ToolCallStarted", "ToolOutput", "UsageUpdated",
 ]
 
 @dataclass(frozen=True)
@@ -48,6 +48,15 @@ class ToolCallFinished:
     call: ToolCall
     result: ToolResult
     seconds: float
+
+
+@dataclass(frozen=True)
+class CallAllowed:
+    """A call that changes something ran unasked: a mode or a saved rule allowed it."""
+
+    call_id: str
+    tool_name: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -83,8 +92,8 @@ class RunFinished:
 
 
 Event = (RunStarted | TextDelta | ReasoningDelta | ToolCallStarted | ToolOutput
-         | ToolCallFinished | ApprovalRequested | ApprovalResolved | UsageUpdated | Notice
-         | RunFinished)
+         | ToolCallFinished | CallAllowed | ApprovalRequested | ApprovalResolved | UsageUpdated
+         | Notice | RunFinished)
 EventSink = Callable[[Event], None]
 
 
@@ -118,6 +127,8 @@ class PlainTextRenderer:
         if isinstance(event, ToolCallFinished):
             status = f"error ({event.result.error.code})" if event.result.error else "done"
             return f"  {event.call.name}: {status} in {event.seconds:.2f}s"
+        if isinstance(event, CallAllowed):
+            return f"  {event.reason}"
         if isinstance(event, ApprovalRequested):
             return f"? approval needed: {event.request.details.summary} ({event.request.reason})"
         if isinstance(event, ApprovalResolved):

@@ -16,6 +16,8 @@ from agent_ext.core import (
     ErrorCode,
     ExecControl,
     Registry,
+    TextPart,
+    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -31,6 +33,7 @@ from .approval import ApprovalRequest, Approver, Decision, as_decision
 from .events import (
     ApprovalRequested,
     ApprovalResolved,
+    CallAllowed,
     Event,
     ToolCallFinished,
     ToolCallStarted,
@@ -99,7 +102,7 @@ class Pipeline:
         description = invocation.description() if invocation is not None else call.name
         self.emit(ToolCallStarted(call, description))
         if prepared.early is not None:
-            result = self.secrets.mask_result(prepared.early)
+            result = await self._masked(prepared.early)
         elif self.cancelled.is_set():
             result = cancelled_result(call)
         else:
@@ -120,7 +123,7 @@ class Pipeline:
                                    f"{decision.reason}.")
         early = await invocation.preflight()
         if early is not None:
-            return self.budget.apply(self.secrets.mask_result(early), tool_name=tool.name,
+            return self.budget.apply(await self._masked(early), tool_name=tool.name,
                                      max_output_chars=tool.max_output_chars,
                                      truncate_keep=tool.truncate_keep)
         if ahead is not None:
@@ -135,6 +138,9 @@ class Pipeline:
             if isinstance(invocation_or_refusal, ToolResult):
                 return invocation_or_refusal
             invocation = invocation_or_refusal
+        elif invocation.tier() >= Tier.WRITE:
+            # It changes something and nobody was asked: say what allowed it.
+            self.emit(CallAllowed(call.id, tool.name, decision.reason))
         stream = StreamMasker(self.secrets)
 
         def on_output(text: str) -> None:
@@ -161,9 +167,16 @@ class Pipeline:
             if rest:
                 self.emit(ToolOutput(call.id, rest))
         # Masked before budgets so that spill files never hold a secret either.
-        return self.budget.apply(self.secrets.mask_result(result), tool_name=tool.name,
+        return self.budget.apply(await self._masked(result), tool_name=tool.name,
                                  max_output_chars=tool.max_output_chars,
                                  truncate_keep=tool.truncate_keep)
+
+    async def _masked(self, result: ToolResult) -> ToolResult:
+        """``result`` with its secrets masked; a large one in a worker thread, so that the
+        detectors' passes over megabytes of text leave the event loop free between them."""
+        if _text_size(result) <= MASK_ON_LOOP_CHARS:
+            return self.secrets.mask_result(result)
+        return await asyncio.to_thread(self.secrets.mask_result, result)
 
     async def _ask(self, call: ToolCall, invocation: ToolInvocation[Any],
                    reason: str) -> ToolInvocation[Any] | ToolResult:
@@ -345,6 +358,37 @@ def _replacing(requests: list[ApprovalRequest],
             "reject", feedback=f"call {later.call_id} of the same step proposes a new version "
             f"of {where}, which was shown for approval instead", extra={"by": "replaced"})
     return shown
+
+
+#: Results with more text than this (content and display) are masked off the event loop.
+MASK_ON_LOOP_CHARS = 64_000
+_MAX_ITEMS = 10_000
+
+
+def _text_size(result: ToolResult) -> int:
+    content = result.llm_content
+    size = len(content) if isinstance(content, str) else sum(
+        len(p.text) for p in content if isinstance(p, TextPart))
+    return size + _object_chars(result.display, MASK_ON_LOOP_CHARS - size)
+
+
+def _object_chars(value: object, budget: int) -> int:
+    """The characters of the strings in ``value`` (str, list, tuple, dict), counted until they
+    pass ``budget``; a structure of more than _MAX_ITEMS items counts as over it."""
+    stack = [value]
+    total = seen = 0
+    while stack and total <= budget:
+        seen += 1
+        if seen > _MAX_ITEMS:
+            return budget + 1
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return total
 
 
 def cancelled_result(call: ToolCall) -> ToolResult:

@@ -30,7 +30,10 @@ rejected, do not retry it unchanged: adjust to the user's feedback or ask.
 can read it with read_file using offset/limit.
 - Never print or reveal secrets (keys, tokens, passwords).
 - The first user message starts with the session context (working directory, date, project \
-instructions); follow its instructions as you would these."""
+instructions); follow its instructions as you would these.
+- A prompt from a notebook starts with where you are: your own %%agent cell, the cell above it \
+with its output, the kernel's last error, and the cells the user changed since your last read. \
+"The cell above" and "the error" mean those; use the ids given."""
 
 CONTEXT_HEADER = "[agent_ext: session context]"
 CONTEXT_END = "[end of session context; the user's message follows]"
@@ -72,3 +75,18 @@ def build_context(*, cwd: Path, notebook: str | None = None,
         sections.append(f"# Instructions from {path}\n{text.strip()}")
     sections.append(CONTEXT_END)
     return "\n\n".join(sections)
+
+
+WHERE_HEADER = "[agent_ext: where you are]"
+WHERE_END = "[end of where you are; the user's message follows]"
+
+
+def build_where(lines: Sequence[str]) -> str:
+    """The per-run context: where the agent's cell is, the cell above it, the kernel's last
+    error and the user's changes since the agent's last read, sent before each prompt.
+
+    Kept out of the system prompt, which must stay the same from run to run.
+    """
+    if not lines:
+        return ""
+    return "\n\n".join((WHERE_HEADER, *lines, WHERE_END))

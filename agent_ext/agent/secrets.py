@@ -22,7 +22,15 @@ from urllib.parse import urlsplit
 
 from agent_ext.core import Part, TextPart, ToolError, ToolResult
 
-from ._secret_formats import KEY_START, MAX_HELD, PARTIAL_MARKER, TOKEN_TAIL, spans
+from ._secret_formats import (
+    KEY_START,
+    MARKER_CHARS,
+    MAX_HELD,
+    PARTIAL_MARKER,
+    TOKEN_TAIL,
+    TOKEN_TAIL_CHARS,
+    spans,
+)
 
 MIN_LENGTH = 8
 _SECRET_NAME = re.compile(
@@ -234,8 +242,10 @@ class StreamMasker:
         block = KEY_START.search(text)
         if block is not None and len(text) - block.start() <= MAX_HELD:
             cut = block.start()
-        for pattern in (TOKEN_TAIL, PARTIAL_MARKER):
-            tail = pattern.search(text[:cut])
+        for pattern, longest in ((TOKEN_TAIL, TOKEN_TAIL_CHARS), (PARTIAL_MARKER, MARKER_CHARS)):
+            # Only the last stretch can hold a match that ends the text: searching all of a
+            # long run of token characters would try every start in it.
+            tail = pattern.search(text, max(0, cut - longest), cut)
             if tail is not None:
                 cut = min(cut, tail.start())
         longest = self.masker.longest

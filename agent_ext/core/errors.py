@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class ErrorCode:
-    """Stable string codes carried by error results (the seed agents' names where they have one)."""
+    """Stable string codes carried by error results (shared by every tool and adapter)."""
 
     INVALID_TOOL_PARAMS = "invalid_tool_params"
     UNKNOWN_TOOL = "unknown_tool"

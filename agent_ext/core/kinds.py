@@ -6,7 +6,7 @@ import enum
 
 
 class Kind(str, enum.Enum):
-    """The kind of a tool: the seed agents' categories, used for scheduling and confirmation UI."""
+    """The kind of a tool: used for scheduling and confirmation UI."""
 
     READ = "read"
     EDIT = "edit"

@@ -9,7 +9,7 @@ refused (never silently dropped), as are strings longer than the tool allows.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -103,32 +103,48 @@ def _accepts_null(prop: Mapping[str, Any]) -> bool:
     return "null" in _types(prop) or not prop
 
 
-#: How deeply arguments may nest, and how many values they may hold in all.
+#: How deeply arguments may nest, how many values they may hold in all, and how many
+#: characters (in all their strings, or as JSON text before it is decoded).
 MAX_ARGUMENT_DEPTH = 64
 MAX_ARGUMENT_VALUES = 100_000
+MAX_ARGUMENT_CHARS = 2 * MAX_STRING_CHARS + 1_000_000
 
 
 def argument_problem(value: object) -> str | None:
     """Why ``value`` is too deep or too large to be a tool's arguments, or None.
 
-    Walked without recursion, so that no nesting can exhaust the interpreter's stack.
+    Walked without recursion, so that no nesting can exhaust the interpreter's stack; a
+    container's values are counted before they are walked, so an oversized one costs nothing.
     """
     stack: list[tuple[object, int]] = [(value, 0)]
-    seen = 0
+    seen = chars = 0
     while stack:
         item, depth = stack.pop()
-        seen += 1
-        if seen > MAX_ARGUMENT_VALUES:
-            return (f"arguments hold more than {MAX_ARGUMENT_VALUES:,} values; send less, or "
-                    "put large data in a file and pass its path")
         if depth > MAX_ARGUMENT_DEPTH:
             return (f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; send a flatter "
                     "JSON object")
-        if isinstance(item, Mapping):
-            stack.extend((v, depth + 1) for v in item.values())
+        if isinstance(item, str):
+            chars += len(item)
+            if chars > MAX_ARGUMENT_CHARS:
+                return _too_long()
+            continue
+        if isinstance(item, dict | Mapping):
+            children: Collection[object] = item.values()
         elif isinstance(item, list | tuple):
-            stack.extend((v, depth + 1) for v in item)
+            children = item
+        else:
+            continue
+        seen += len(children)
+        if seen > MAX_ARGUMENT_VALUES:
+            return (f"arguments hold more than {MAX_ARGUMENT_VALUES:,} values; send less, or "
+                    "put large data in a file and pass its path")
+        stack.extend((v, depth + 1) for v in children)
     return None
+
+
+def _too_long() -> str:
+    return (f"arguments hold more than {MAX_ARGUMENT_CHARS:,} characters; put large content "
+            "in a file (with the shell, in parts) and pass its path")
 
 
 def parse_arguments(args: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -136,6 +152,8 @@ def parse_arguments(args: Mapping[str, Any] | str | None) -> dict[str, Any]:
     if args is None:
         return {}
     if isinstance(args, str):
+        if len(args) > MAX_ARGUMENT_CHARS:
+            raise ParamsError(_too_long())  # refused before decoding, which holds the loop
         text = args.strip()
         if not text:
             return {}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ._match_text import normalize_chars
+from ._match_text import MAX_PLACES, TooManyPlacesError, normalize_chars
 
 _ESCAPE = re.compile(r"\\([nt\"'\\])")
 _LAYOUT = re.compile(r"\\([nt])")
@@ -78,7 +78,11 @@ def search(text: str, old: str) -> Iterator[EscapeHit]:
     pattern = re.compile("".join(parts))
     haystack = normalize_chars(text)
     hit = pattern.search(haystack)
+    looked = 0
     while hit is not None:
+        looked += 1
+        if looked > MAX_PLACES:
+            raise TooManyPlacesError
         groups = hit.groupdict()
         yield EscapeHit(hit.start(), hit.end(),
                         tuple(groups.get(f"e{i}") is not None for i in range(count)))

@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._match_indent import Reindent, analyse
-from ._match_text import WS, LineIndex, common_prefix_len, normalize_chars, split_blanks
+from ._match_text import (
+    MAX_PLACES,
+    WS,
+    LineIndex,
+    TooManyPlacesError,
+    common_prefix_len,
+    normalize_chars,
+    split_blanks,
+)
 
 # Order in which relaxations are named in a stage label.
 RELAXATION_ORDER = ("crlf", "unescaped", "drop_trailing_newline", "normalized", "rtrim_lines",
@@ -54,7 +62,11 @@ def find_candidates(index: LineIndex, needle: str, *, full_last_line: bool = Fal
         return []
     found: list[Candidate] = []
     pos = index.canon.find(canon)
+    looked = 0
     while pos != -1:
+        looked += 1
+        if looked > MAX_PLACES:
+            raise TooManyPlacesError
         cand = _verify(index, lines, pos, len(canon), full_last_line=full_last_line)
         if cand is not None:
             found.append(cand)

@@ -23,6 +23,15 @@ CHAR_MAP: dict[int, str] = {
     **dict.fromkeys(map(ord, _SPACES), " "),
 }
 
+#: How many places of one spelling the approximate search looks at before it gives up: an
+#: old_string that fits more places than this can never pick one, and checking each costs time.
+MAX_PLACES = 10_000
+
+
+class TooManyPlacesError(Exception):
+    """old_string, relaxed, fits more than MAX_PLACES places: no search can single one out."""
+
+
 # Blanks stripped from line ends once the map has turned look-alike spaces into plain ones.
 WS = " \t\r\f\v"
 

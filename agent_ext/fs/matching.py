@@ -18,7 +18,7 @@ from itertools import pairwise
 from ._match_escape import DECODERS, decode_like, escaped_alike, has_escapes, search
 from ._match_fuzzy import RELAXATION_ORDER, Candidate, find_candidates
 from ._match_indent import Reindent
-from ._match_text import LineIndex, line_numbers
+from ._match_text import MAX_PLACES, LineIndex, TooManyPlacesError, line_numbers
 
 __all__ = ["Match", "MatchResult", "apply_edit", "find_edit", "snippet"]
 
@@ -115,9 +115,17 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
         if found is not None:
             return found
     index = LineIndex.build(content)
-    placements = _merge([_relaxed(index, old, new, relaxed), *_retyped(index, old, new, relaxed)])
-    if not placements and has_escapes(old):
-        placements = _merge(_unescaped(index, old, new, relaxed | {"unescaped"}))
+    try:
+        placements = _merge([_relaxed(index, old, new, relaxed),
+                             *_retyped(index, old, new, relaxed)])
+        if not placements and has_escapes(old):
+            placements = _merge(_unescaped(index, old, new, relaxed | {"unescaped"}))
+    except TooManyPlacesError:
+        return _failure(OCCURRENCE_MISMATCH, "old_string is not in the file as written, and "
+                        f"once whitespace and look-alike characters are relaxed it fits more "
+                        f"than {MAX_PLACES:,} places, so no single place can be chosen. No edit "
+                        "was made. Copy old_string exactly from the file, with enough "
+                        "surrounding lines to make it unique.")
     return _decide(content, placements, replace_all)
 
 
@@ -294,6 +302,8 @@ def _spelling(index: LineIndex, old: str, new: str, relaxed: frozenset[str]) -> 
     exact: list[_Placement] = []
     pos = index.text.find(old)
     while pos != -1:
+        if len(exact) >= MAX_PLACES:
+            raise TooManyPlacesError
         exact.append(_Placement(pos, pos + len(old), relaxed, new))
         pos = index.text.find(old, pos + 1)
     return exact or _relaxed(index, old, new, relaxed)
@@ -345,8 +355,8 @@ def _decide(content: str, placements: Sequence[_Placement], replace_all: bool) -
 def _whole_lines(content: str, start: int, end: int) -> tuple[int, int]:
     """A deletion's span grown to whole lines when it covers whole lines but their edges.
 
-    Deleting lines without their last newline would leave a blank line (the seed's deletion rule
-    takes the newline too); deleting from the text of a line without its indentation would glue
+    Deleting lines without their last newline would leave a blank line (so the deletion takes
+    the newline too); deleting from the text of a line without its indentation would glue
     that indentation onto the next line.
     """
     line_start = content.rfind("\n", 0, start) + 1

@@ -12,6 +12,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+from agent_ext._version import __version__
 from agent_ext.notebook.document import NotebookDocument, NotebookError, NotebookSnapshot
 from agent_ext.notebook.file import FileNotebook
 from agent_ext.notebook.live import (
@@ -200,8 +201,6 @@ def install_bridge(shell: Any, *, notify: Notify | None = None,
     found = _installed.get(id(shell))
     if found is not None:
         return found
-    from agent_ext import __version__  # noqa: PLC0415
-
     channel = BridgeChannel(CommTransport(), version=__version__)
     if hello_timeout is not None:
         channel.hello_timeout = hello_timeout

@@ -7,11 +7,13 @@ Problems are ``UsageError``s that say what to type instead.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+
+from agent_ext.fs.history import EditHistory
 
 from . import policy_adapter
 from .keys import ask_key
@@ -19,8 +21,10 @@ from .session import Session, resolve
 
 if TYPE_CHECKING:
     from agent_ext.agent import Agent
+    from agent_ext.notebook.changes import NotebookChanges
+    from agent_ext.notebook.reads import NotebookReads
 
-Command = Callable[[Session, argparse.Namespace], "str | None"]
+Command = Callable[[Session, argparse.Namespace], "str | Coroutine[Any, Any, str] | None"]
 
 #: (name, help, [(argument, add_argument keywords)]) — the parser and ``%agent?`` come from it.
 SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
@@ -44,8 +48,9 @@ SPEC: tuple[tuple[str, str, tuple[tuple[str, dict[str, Any]], ...]], ...] = (
                  "stop and only their deny and ask rules apply"), ()),
     ("tools", "browse the tools, the deferred ones too", ()),
     ("reset", "forget the conversation (tools, rules and settings stay)", ()),
-    ("history", "the conversation so far, one line per message", ()),
-    ("undo", "revert the agent's last file write", ()),
+    ("history", ("the agent's file and cell changes in order, then the conversation, one line "
+                 "per message"), ()),
+    ("undo", "revert the agent's last change: a file write or a notebook cell edit", ()),
     ("cost", "tokens used and what they cost", ()),
     ("usage", "the same as cost", ()),
     ("save", "save the conversation as JSON", (("path", {}),)),
@@ -80,8 +85,39 @@ def status(session: Session, _args: argparse.Namespace) -> str:
         if texts:
             lines.append(f"{kind}: {', '.join(texts)}")
     lines += _project_lines(agent)
+    lines += _job_lines(agent)
     lines.append(_usage_line(session))
     return "\n".join(lines)
+
+
+def _job_lines(agent: Agent) -> list[str]:
+    """The background shell jobs still running: id, command, pid, time run and time limit."""
+    from agent_ext.tools.shell_jobs import JobState, ShellJobs  # noqa: PLC0415
+
+    jobs = agent.context.service(ShellJobs)
+    running = [j for j in jobs.jobs() if j.state is JobState.RUNNING] if jobs is not None else []
+    if not running:
+        return ["background shell jobs: none running"]
+    head = (f"background shell jobs: {len(running)} running (each stops at its time limit or "
+            "when the kernel shuts down; ask the agent to stop one sooner)")
+    lines = [head]
+    for job in running:
+        limit = ("no time limit" if job.time_limit is None
+                 else f"stopped at {_duration(job.time_limit)}")
+        command = job.command if len(job.command) <= 60 else job.command[:57] + "..."
+        lines.append(f"  {job.id}: `{command}` pid {job.process.pid}, running "
+                     f"{_duration(job.process.elapsed)}, {limit}")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m 05s``, ``1h 00m``."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
 def _project_lines(agent: Agent) -> list[str]:
@@ -121,9 +157,11 @@ def untrust(session: Session, _args: argparse.Namespace) -> str:
 
 def model(session: Session, args: argparse.Namespace) -> str:
     if args.spec is None:
-        if not session.has_agent:
-            return f"model: {session.config.model or '(default choice, made on first use)'}"
-        return f"model: {session.agent().model.name}"
+        from agent_ext.models.config import model_choices  # noqa: PLC0415
+
+        current = (session.agent().model.name if session.has_agent
+                   else session.config.model or "not chosen yet (the first %%agent cell chooses)")
+        return "\n".join(model_choices().lines(current))
     spec = args.spec.strip()
     found, notice = resolve(spec, session.agent() if session.has_agent else None)
     with session.quiet():
@@ -189,29 +227,55 @@ def reset(session: Session, _args: argparse.Namespace) -> str:
 
 
 def history(session: Session, _args: argparse.Namespace) -> str:
-    from .history import summarize  # noqa: PLC0415
+    from agent_ext.notebook.session import notebook_changes  # noqa: PLC0415
 
-    return summarize(session.agent().messages) or "no conversation yet"
+    from .history import changes, summarize  # noqa: PLC0415
 
-
-def undo(session: Session, _args: argparse.Namespace) -> str:
     agent = session.agent()
-    try:
-        from agent_ext.fs.history import EditHistory  # noqa: PLC0415
-    except ImportError:
-        service = None
-    else:
-        service = agent.context.service(EditHistory)
+    files = agent.context.service(EditHistory)
+    done = changes(files.entries() if files is not None else [],
+                   notebook_changes(agent.context).entries(), agent.cwd)
+    talk = summarize(agent.messages) or "no conversation yet"
+    return f"{done}\n\nconversation:\n{talk}"
+
+
+NOTHING = "Nothing to undo: the agent has changed no file or notebook cell in this session."
+
+
+def undo(session: Session, _args: argparse.Namespace) -> str | Coroutine[Any, Any, str]:
+    """Take back the agent's newest change: a file write or a notebook cell change.
+
+    A cell change is undone through the notebook (the live one answers asynchronously), so it
+    comes back as a coroutine giving the text to print.
+    """
+    from agent_ext.notebook.session import notebook_changes, notebook_reads  # noqa: PLC0415
+
+    agent = session.agent()
+    service = agent.context.service(EditHistory)
+    cells = notebook_changes(agent.context)
+    newest_cell = cells.newest()
+    entries = service.entries() if service is not None else []
+    if newest_cell is not None and (not entries or newest_cell.time >= entries[-1].time):
+        return _undo_cell(cells, notebook_reads(agent.context))
     if service is None:
-        if any(name in agent.registry for name in ("edit", "write_file")):
-            return "Nothing to undo: the agent has written no file in this session."
+        if any(name in agent.registry for name in ("edit", "write_file", "notebook_edit")):
+            return NOTHING
         raise UsageError("nothing to undo with: this session's tools keep no edit history "
                          "(the file tools provide it). Undo by hand, or ask the agent in a "
                          "%%agent cell.")
+    if not entries:
+        return NOTHING
     result = service.undo(1)
     if result.refused is not None:
         raise UsageError(result.message)
     return result.message
+
+
+async def _undo_cell(cells: NotebookChanges, reads: NotebookReads) -> str:
+    done = await cells.undo(reads)
+    if done.refused:
+        raise UsageError(done.message)
+    return done.message
 
 
 def usage(session: Session, _args: argparse.Namespace) -> str:

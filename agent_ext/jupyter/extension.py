@@ -54,6 +54,7 @@ def load_ipython_extension(shell: Any) -> None:
     from .magics import AgentMagics  # noqa: PLC0415
     from .session import current  # noqa: PLC0415
     from .transformer import AwaitAgentCells  # noqa: PLC0415
+    from .where import watch  # noqa: PLC0415
 
     session = current(shell)
     loaded = _Loaded(AgentMagics(shell, session), AwaitAgentCells(shell), session.config)
@@ -61,6 +62,7 @@ def load_ipython_extension(shell: Any) -> None:
     shell.input_transformers_post.append(loaded.transformer)
     if loaded.config not in shell.configurables:
         shell.configurables.append(loaded.config)
+    watch(shell)
     _loaded[id(shell)] = loaded
 
 
@@ -70,7 +72,9 @@ def unload_ipython_extension(shell: Any) -> None:
     if loaded is None:
         return
     from .session import end  # noqa: PLC0415
+    from .where import unwatch  # noqa: PLC0415
 
+    unwatch(shell)
     manager = shell.magics_manager
     for kind in ("line", "cell"):
         table = manager.magics[kind]

@@ -8,6 +8,8 @@ the commands; each problem is a ``UsageError`` saying what to type.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import concurrent.futures
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Protocol, TypeVar, cast
 
@@ -19,6 +21,7 @@ from IPython.core.magic_arguments import ArgDecorator, MagicArgumentParser, magi
 from .commands import COMMANDS, RAW, SPEC
 from .interpolate import interpolate
 from .session import Session
+from .transformer import AWAITED, awaits_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -77,7 +80,7 @@ class AgentMagics(Magics):
     @_magic_arguments()
     @_Subcommands()
     @_line_magic("agent")
-    def agent(self, line: str) -> None:
+    def agent(self, line: str) -> PendingRun | None:
         """Settings and tools of the session agent; the prompt itself goes in a %%agent cell."""
         text = line.strip()
         name, _, rest = text.partition(" ")
@@ -86,7 +89,7 @@ class AgentMagics(Magics):
         parser: MagicArgumentParser = self.agent.parser  # type: ignore[attr-defined]
         if name in ("help", "-h", "--help"):
             print(parser.format_help())
-            return
+            return None
         if name not in COMMANDS:
             raise UsageError(f"%agent has no command {name!r}; the commands are "
                              f"{', '.join(COMMANDS)} (`%agent help` explains them). A prompt "
@@ -99,8 +102,14 @@ class AgentMagics(Magics):
         else:
             args = _parse(parser, text, name)
         out = COMMANDS[name](self.session, args)
+        if name in AWAITED and awaits_line(self.shell):
+            done = out
+            return PendingRun(lambda: _print_when_done(done))
+        if isinstance(out, Coroutine):
+            out = run_now(out)
         if out:
             print(out)
+        return None
 
     @_no_var_expand
     @_cell_magic("agent")
@@ -125,6 +134,24 @@ class AgentMagics(Magics):
         from .run import run_prompt  # noqa: PLC0415
 
         return PendingRun(lambda: run_prompt(session, prompt))
+
+
+async def _print_when_done(out: str | Coroutine[Any, Any, str] | None) -> None:
+    if isinstance(out, Coroutine):
+        out = await out
+    if out:
+        print(out)
+
+
+def run_now(pending: Coroutine[Any, Any, str]) -> str:
+    """Finish a command's coroutine where the cell cannot await it (terminal IPython, or
+    autoawait off): on this thread when no loop runs here, else on a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(pending)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, pending).result()
 
 
 def _parse(parser: MagicArgumentParser, text: str, name: str) -> argparse.Namespace:

@@ -10,9 +10,9 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-NO_RULES = ("this agent's permission policy ({name}) has no modes or rules: they arrive with "
-            "the permissions layer (RulePolicy). Until then approve each call in its widget, or "
-            "list tool names in c.AgentExt.headless_allow for headless runs.")
+NO_RULES = ("this agent's permission policy ({name}) takes no modes or rules; give the agent a "
+            "RulePolicy for them, approve each call in its widget, or list tool names in "
+            "c.AgentExt.headless_allow for headless runs.")
 KINDS = ("allow", "deny", "ask")
 
 

@@ -39,8 +39,11 @@ class AgentRunError(RuntimeError):
 async def run_prompt(session: Session, prompt: str) -> None:
     """Run ``prompt`` to its end (or to an interrupt) with the output in the running cell."""
     __tracebackhide__ = True  # IPython leaves this frame out of tracebacks
-    agent = session.agent()
     from .trust_prompt import settle_trust  # noqa: PLC0415
+    from .where import place  # noqa: PLC0415
+
+    here = place(session.shell)  # before any widget message changes the kernel's parent
+    agent = session.agent()
 
     try:
         await settle_trust(session, agent)
@@ -49,7 +52,7 @@ async def run_prompt(session: Session, prompt: str) -> None:
                              "and the prompt was not sent; run the cell again to answer.") from None
     display = session.display
     display.begin_cell()
-    task: asyncio.Task[Any] = asyncio.ensure_future(agent.run(prompt))
+    task: asyncio.Task[Any] = asyncio.ensure_future(agent.run(prompt, place=here))
     interrupted = False
     try:
         try:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-
-import mcp_types as types
+from typing import TYPE_CHECKING
 
 from agent_ext.core import ImagePart, Part, TextPart, ToolResult
 
 from .errors import MCP_TOOL_ERROR
+
+if TYPE_CHECKING:
+    import mcp_types as types
 
 #: Larger images are described instead of sent.
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -71,6 +73,8 @@ def blob_part(blob: str, mime: str | None, uri: str, server: str) -> Part:
 
 def block_part(block: types.ContentBlock, server: str) -> Part:
     """One content block of a tool result."""
+    import mcp_types as types  # noqa: PLC0415  (loaded already: a server sent the block)
+
     if isinstance(block, types.TextContent):
         return TextPart(block.text)
     if isinstance(block, types.ImageContent):

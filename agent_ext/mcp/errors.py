@@ -7,9 +7,7 @@ around an ``httpx2.ConnectError``; ``reason`` digs out the cause that says what 
 from __future__ import annotations
 
 import re
-
-from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED
+import sys
 
 #: A tool result the server marked ``isError``, or an error the server answered a call with.
 MCP_TOOL_ERROR = "mcp_tool_error"
@@ -32,6 +30,19 @@ class ConnectionLostError(RuntimeError):
         self.restarts = restarts
 
 
+def _sdk_error(exc: BaseException) -> tuple[bool, bool]:
+    """(is an error the MCP SDK raised, is its "connection closed" code).
+
+    Only a loaded SDK raises its own errors, so this imports nothing.
+    """
+    module = sys.modules.get("mcp.shared.exceptions")
+    if module is None or not isinstance(exc, module.MCPError):
+        return False, False
+    from mcp_types import CONNECTION_CLOSED  # noqa: PLC0415
+
+    return True, exc.code == CONNECTION_CLOSED
+
+
 def leaves(exc: BaseException) -> list[BaseException]:
     """The exceptions inside (nested) exception groups, or ``[exc]``."""
     inner = getattr(exc, "exceptions", None)
@@ -43,8 +54,9 @@ def leaves(exc: BaseException) -> list[BaseException]:
 def lost_connection(exc: BaseException) -> bool:
     """Whether ``exc`` means the connection itself failed (not a server-side error answer)."""
     for leaf in leaves(exc):
-        if isinstance(leaf, MCPError):
-            if leaf.code == CONNECTION_CLOSED:
+        sdk, closed = _sdk_error(leaf)
+        if sdk:
+            if closed:
                 return True
             continue
         if isinstance(leaf, ConnectionLostError | OSError | EOFError):
@@ -62,12 +74,13 @@ def reason(exc: BaseException, http_error: str | None = None) -> str:
     """
     found = leaves(exc)
     best = next((e for e in found if not _generic(e)), found[0])
-    if http_error and (isinstance(best, MCPError) or type(best).__name__ == "HTTPStatusError"):
+    sdk, closed = _sdk_error(best)
+    if http_error and (sdk or type(best).__name__ == "HTTPStatusError"):
         return f"the server answered {http_error}{_hint(http_error)}"
-    if isinstance(best, MCPError):
-        if best.code == CONNECTION_CLOSED:
+    if sdk:
+        if closed:
             return "the connection closed"
-        return f"the server answered with an error: {best.message}"
+        return f"the server answered with an error: {getattr(best, 'message', best)}"
     text = str(best).strip()
     name = type(best).__name__
     if name in ("ConnectError", "ConnectionRefusedError"):

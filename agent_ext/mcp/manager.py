@@ -20,17 +20,19 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent_ext.core import Registry
 
 from . import procs
 from .config import EntryError, McpConfig, ServerConfig, load_mcp_config, parse_server
-from .connection import ServerConnection, State
 from .reaper import Reaper
 from .resources import McpScheme
 from .store import McpConfigError, add_server
-from .tools import McpTool, sync_tools
+
+if TYPE_CHECKING:
+    from .connection import ServerConnection, State
+    from .tools import McpTool
 
 #: Extra seconds past a server's start-up timeout before start() stops waiting for it.
 _SLACK = 10.0
@@ -138,6 +140,9 @@ class McpManager:
         return dict(self._conns)
 
     def _make(self, config: ServerConfig) -> ServerConnection:
+        # The MCP SDK takes about a second to import: it loads with the first server.
+        from .connection import ServerConnection  # noqa: PLC0415
+
         conn = ServerConnection(config, connect_timeout=self.connect_timeout,
                                 max_retries=self.max_retries, backoff=self.backoff,
                                 on_tools=self._tools_changed, on_lost=self._lost,
@@ -169,6 +174,8 @@ class McpManager:
     def _tools_changed(self, conn: ServerConnection) -> None:
         if not self._current(conn):
             return
+        from .tools import sync_tools  # noqa: PLC0415
+
         first = not self._tools.get(conn.name)
         change = sync_tools(self.registry, conn, self._tools.setdefault(conn.name, {}))
         for problem in change.skipped:

@@ -19,9 +19,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
-
 from agent_ext.core.errors import ErrorCode
 from agent_ext.core.kinds import Tier
 from agent_ext.core.result import ImagePart, Part, TextPart
@@ -31,6 +28,8 @@ from .content import blob_part, resource_url
 from .errors import ConnectionLostError, ServerUnavailableError
 
 if TYPE_CHECKING:
+    import mcp_types as types
+
     from .connection import ServerConnection
 
 MAX_TEXT_CHARS = 200_000
@@ -185,6 +184,8 @@ class McpScheme:
         return out
 
     async def _call(self, conn: ServerConnection, fn: Callable[[Any], Any]) -> Any:
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415  (loaded with the server)
+
         try:
             return await conn.request(fn)
         except (ServerUnavailableError, ConnectionLostError) as exc:
@@ -196,6 +197,8 @@ class McpScheme:
     # -- reading --------------------------------------------------------------------------------
 
     async def _read(self, conn: ServerConnection, uri: str, selector: Any) -> Resolved:
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415  (loaded with the server)
+
         candidates = list(dict.fromkeys([uri, unquote(uri)]))
         last: MCPError | None = None
         for candidate in candidates:
@@ -259,6 +262,8 @@ def _prompt(prompt: types.Prompt, *, detail: bool = False) -> str:
 
 
 def _resolved(server: str, result: types.ReadResourceResult, selector: Any) -> Resolved:
+    import mcp_types as types  # noqa: PLC0415  (loaded with the server)
+
     texts: list[str] = []
     parts: list[Part] = []
     for item in result.contents:

@@ -19,7 +19,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .base import ModelError, StreamItem
+from .base import ModelError, Retrying, StreamItem
 
 PLACEHOLDER_KEY = "agent-ext-no-key"
 
@@ -253,6 +253,14 @@ def classify(exc: BaseException, sdk: Any, ep: Endpoint, retries: int) -> ModelE
                       kind="bad_request", status=status)
 
 
+def _reason(error: ModelError) -> str:
+    """What failed, in a few words: ``HTTP 503``, ``a network error``."""
+    if error.status:
+        return f"HTTP {error.status}"
+    return {"network": "a network error", "stream": "a dropped stream",
+            "rate_limit": "a rate limit", "server": "a server error"}.get(error.kind, error.kind)
+
+
 async def with_retries(attempt: Callable[[], AsyncIterator[StreamItem]], policy: RetryPolicy,
                        fail: Callable[[BaseException, int], ModelError | None]
                        ) -> AsyncIterator[StreamItem]:
@@ -276,8 +284,10 @@ async def with_retries(attempt: Callable[[], AsyncIterator[StreamItem]], policy:
                 if error is exc:
                     raise
                 raise error from exc
-            await asyncio.sleep(policy.delay(retries, retry_after(exc.cause if isinstance(
-                exc, StreamInterruptedError) else exc)))
+            delay = policy.delay(retries, retry_after(exc.cause if isinstance(
+                exc, StreamInterruptedError) else exc))
             retries += 1
+            yield Retrying(delay, retries, policy.max_retries, _reason(error))
+            await asyncio.sleep(delay)
         else:
             return

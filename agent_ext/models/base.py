@@ -33,7 +33,23 @@ class ToolCallDelta:
     arguments: str
 
 
-StreamItem = TextDelta | ReasoningDelta | ToolCallDelta | ModelResponse
+@dataclass(frozen=True)
+class Retrying:
+    """A failed attempt about to be retried (for the user to see; not part of the answer)."""
+
+    delay: float
+    retry: int
+    max_retries: int
+    reason: str
+
+    def text(self, model: str) -> str:
+        """``model: retrying in 2 s after HTTP 503 (1/4)…``."""
+        wait = f"{self.delay:.1f}".rstrip("0").rstrip(".")
+        return (f"{model}: retrying in {wait} s after {self.reason} "
+                f"({self.retry}/{self.max_retries})…")
+
+
+StreamItem = TextDelta | ReasoningDelta | ToolCallDelta | Retrying | ModelResponse
 
 
 @runtime_checkable

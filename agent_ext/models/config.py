@@ -26,9 +26,10 @@ from .base import Model, ModelError
 
 Source = Literal["argument", "env", "project settings", "user settings", "detected", "demo"]
 MODEL_ENV = "AGENT_EXT_MODEL"
-DEMO_NOTICE = ("agent_ext: no model configured, using the demo replay; set "
-               "AGENT_EXT_MODEL=openai:gpt-4o and OPENAI_API_KEY, or start Ollama/LM Studio "
-               "locally")
+#: How to choose a real model from a notebook, then from the environment.
+CHOOSE_MODEL = ("In a notebook type `%agent key openai` (a hidden prompt; the key stays in this "
+                "kernel), then `%agent model openai:gpt-4o`; `%agent model` lists every choice. "
+                f"Elsewhere set {MODEL_ENV}=openai:gpt-4o and OPENAI_API_KEY.")
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,9 @@ def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None,
     key = env.get(provider.key_env, "").strip() if provider.key_env else ""
     has_token = provider.dialect == "anthropic" and bool(env.get("ANTHROPIC_AUTH_TOKEN"))
     if provider.key_env and not custom_url and not key and not has_token:
-        raise ModelError(f"{provider_name}:{name} needs an API key: set {provider.key_env} "
-                         "(or run `%agent key`) and try again.", kind="auth")
+        raise ModelError(f"{provider_name}:{name} needs an API key: type `%agent key "
+                         f"{provider_name}` in the notebook (or set {provider.key_env}), then "
+                         "try again.", kind="auth")
     base_url = custom_url or provider.base_url
     if provider.dialect == "anthropic":
         from .anthropic_messages import AnthropicModel  # noqa: PLC0415
@@ -190,19 +192,103 @@ def resolve_model(spec: str | Model | None = None, *, cwd: Path | str = ".",
 
         name = server.models[0]
         spec_text = f"{server.provider}:{name}"
-        notice = (f"agent_ext: using {spec_text} found at {server.url} "
-                  f"(set {MODEL_ENV} to choose another)")
+        notice = (f"agent_ext: using {spec_text} found at {server.url} (`%agent model` lists "
+                  f"the other choices; `%agent model PROVIDER:MODEL` or {MODEL_ENV} picks one)")
         model = OpenAIChatModel(name, base_url=server.url.rstrip("/") + "/v1",
                                 provider=server.provider, api_key_env=_key_env(server.provider),
                                 **_model_kwargs(_options(settings, spec_text)))
         return ResolvedModel(model, "detected", notice, spec_text, settings.problems)
     from .demo import DemoModel  # noqa: PLC0415
 
-    notice = DEMO_NOTICE
-    if server is not None:
-        notice = (f"agent_ext: {server.provider} at {server.url} lists no models; load one there "
-                  f"or set {MODEL_ENV}. Using the demo replay for now")
+    notice = demo_notice(server if detect else None, local_servers if detect else ())
     return ResolvedModel(DemoModel(), "demo", notice, "demo", settings.problems)
+
+
+#: What the local servers are called where users meet them.
+SERVER_NAMES = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp",
+                "vllm": "vLLM"}
+
+
+def _ports(servers: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(f"{SERVER_NAMES.get(p, p)} {url.rstrip('/').rsplit(':', 1)[-1]}"
+                     for p, url in servers)
+
+
+def demo_notice(server: LocalServer | None,
+                probed: Sequence[tuple[str, str]] = LOCAL_SERVERS) -> str:
+    """Why the demo replay answers, and how to choose a real model: in the notebook first."""
+    head = "agent_ext: no model is configured, so the demo replays recorded answers. "
+    if server is not None:
+        local = (f"{SERVER_NAMES.get(server.provider, server.provider)} answers at {server.url} "
+                 "but lists no models; load one there and run `%agent model` again.")
+    elif probed:
+        local = (f"No local model server answered on 127.0.0.1 ({_ports(probed)}); start one "
+                 "and it is found.")
+    else:
+        local = ""
+    return head + CHOOSE_MODEL + (" " + local if local else "")
+
+
+@dataclass(frozen=True)
+class ModelChoices:
+    """What ``%agent model`` can offer: keys present per provider (never their values), the
+    local servers that answered and what they list, and the demo."""
+
+    keys: tuple[tuple[str, str, bool], ...]
+    servers: tuple[tuple[str, str, tuple[str, ...] | None], ...]
+
+    def lines(self, current: str) -> list[str]:
+        """The listing under the current model's line."""
+        lines = [f"model: {current}", "choices:"]
+        for provider, env, present in self.keys:
+            state = (f"key set ({env}): `%agent model {provider}:<model>`" if present
+                     else f"no key: `%agent key {provider}` first")
+            lines.append(f"  {provider}: {state}")
+        for provider, url, models in self.servers:
+            if models is None:
+                continue
+            listed = (", ".join(f"`%agent model {provider}:{m}`" for m in models[:5])
+                      + (f" and {len(models) - 5} more" if len(models) > 5 else "")
+                      if models else "no models loaded")
+            lines.append(f"  {SERVER_NAMES.get(provider, provider)} at {url}: {listed}")
+        silent = [(p, u) for p, u, m in self.servers if m is None]
+        if silent:
+            lines.append(f"  no answer on 127.0.0.1 from {_ports(silent)}")
+        lines.append("  demo: `%agent model demo` replays recorded sessions (no model needed)")
+        return lines
+
+
+def model_choices(environ: Mapping[str, str] | None = None,
+                  servers: Sequence[tuple[str, str]] = LOCAL_SERVERS, *,
+                  timeout: float = PROBE_TIMEOUT, deadline: float = DETECT_DEADLINE
+                  ) -> ModelChoices:
+    """The choices ``%agent model`` lists (see ``ModelChoices``); servers probed in parallel."""
+    env = os.environ if environ is None else environ
+    keys = tuple((p.name, p.key_env, bool(env.get(p.key_env, "").strip()))
+                 for p in PROVIDERS.values() if p.key_env)
+    return ModelChoices(keys, tuple(probe_servers(servers, timeout=timeout, deadline=deadline)))
+
+
+def probe_servers(servers: Sequence[tuple[str, str]], *, timeout: float = PROBE_TIMEOUT,
+                  deadline: float = DETECT_DEADLINE
+                  ) -> list[tuple[str, str, tuple[str, ...] | None]]:
+    """Each server with the models it lists ((): answered with none; None: no answer)."""
+    if not servers:
+        return []
+    probes = [(i, url.rstrip("/") + path) for i, (provider, url) in enumerate(servers)
+              for path in (("/api/tags", "/v1/models") if provider == "ollama"
+                           else ("/v1/models",))]
+    end = time.monotonic() + deadline
+    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="agent_ext-detect")
+    try:
+        futures = [(i, pool.submit(_probe, url, timeout)) for i, url in probes]
+        found = []
+        for i, (provider, url) in enumerate(servers):
+            names = _first_answer([f for j, f in futures if j == i], end)
+            found.append((provider, url.rstrip("/"), tuple(names) if names is not None else None))
+        return found
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass(frozen=True)

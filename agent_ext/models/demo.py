@@ -41,9 +41,9 @@ from .types import ModelRequest, ModelResponse, ToolCall
 PREFIX = "[demo replay] "
 RESULT_CHARS = 300
 END_TEXT = (
-    "The replay has no more steps for this conversation. Configure a model to go on: set "
-    "AGENT_EXT_MODEL (for example openai:gpt-4o with OPENAI_API_KEY, or "
-    "anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY), or start Ollama or LM Studio locally.")
+    "The replay has no more steps for this conversation. To go on with a real model, type "
+    "`%agent key openai`, then `%agent model openai:gpt-4o` (`%agent model` lists every choice, "
+    "local servers too); outside a notebook set AGENT_EXT_MODEL and OPENAI_API_KEY.")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _EXTRACTORS = ("from_prompt", "from_last_result")
 
@@ -111,7 +111,7 @@ class DemoModel:
         played: set[str] = set()
         current: DemoSession | None = None
         for i in users:
-            session = self.choose(_text(messages[i].parts))
+            session = self.choose(_prompt(messages[i].parts))
             current = None if session.name in played else session
             played.add(session.name)
         start = users[-1] + 1 if users else 0
@@ -145,8 +145,15 @@ def _text(parts: tuple[Any, ...]) -> str:
 
 
 def _is_context(part: Any) -> bool:
-    """The session context agent_ext puts before the first prompt (not the user's words)."""
-    return isinstance(part, TextPart) and part.text.startswith("[agent_ext: session context]")
+    """The session context or the where-you-are lines agent_ext puts before a prompt (not the
+    user's words)."""
+    return isinstance(part, TextPart) and part.text.startswith(
+        ("[agent_ext: session context]", "[agent_ext: where you are]"))
+
+
+def _prompt(parts: tuple[Any, ...]) -> str:
+    """The user's words of a prompt message."""
+    return _text(tuple(p for p in parts if not _is_context(p)))
 
 
 def _variables(request: ModelRequest, start: int, session: DemoSession,
@@ -154,8 +161,7 @@ def _variables(request: ModelRequest, start: int, session: DemoSession,
     """A step's template variables, the texts regexes search, and whether the latest tool
     result was an error."""
     messages = request.messages
-    prompt = _text(tuple(p for p in messages[start - 1].parts
-                         if not _is_context(p))) if start else ""
+    prompt = _prompt(messages[start - 1].parts) if start else ""
     # The working directory is in the session context (the first user turn), or in the
     # system prompt of a caller that puts it there.
     context = _text(messages[0].parts) if messages else ""

@@ -15,7 +15,8 @@ from typing import Literal
 
 from agent_ext.core.errors import ErrorCode
 
-from .document import NotebookDocument, NotebookError, NotebookSnapshot
+from .changes import NotebookChanges
+from .document import CellData, NotebookDocument, NotebookError, NotebookSnapshot
 from .ids import new_cell_id, resolve_cell
 from .reads import NotebookReads
 
@@ -126,9 +127,11 @@ def plan_edit(snapshot: NotebookSnapshot, request: EditRequest, reads: NotebookR
 
 
 async def apply_edit(doc: NotebookDocument, plan: EditPlan, reads: NotebookReads, *,
-                     source: str | None = None) -> Applied:
+                     source: str | None = None, changes: NotebookChanges | None = None,
+                     notebook: str = "the notebook") -> Applied:
     """Re-check ``plan`` against the notebook now and apply it; ``source`` is the user's edited
-    proposal. Raises NotebookError; on a refusal nothing is changed."""
+    proposal. Raises NotebookError; on a refusal nothing is changed. A landed edit is recorded
+    in ``changes`` (``notebook`` names the notebook there), so the user can undo it."""
     text = plan.proposed if source is None else source
     now = await doc.read()
     problem = reads.check_edit(now, plan.check_id, address=plan.address)
@@ -172,7 +175,28 @@ async def apply_edit(doc: NotebookDocument, plan: EditPlan, reads: NotebookReads
     assert cell_id is not None
     sources = {} if plan.mode == "delete" else {cell_id: text}
     reads.record_edit(now.path, ids, sources)
+    if changes is not None:
+        changes.record(doc, now, mode=plan.mode, cell_id=cell_id,
+                       after=_left(plan, now, cell_id, text),
+                       after_index=ids.index(cell_id) if cell_id in ids else None,
+                       notebook=notebook)
     return Applied(replace(plan, proposed=text), cell_id, text, renamed, tuple(ids))
+
+
+def _left(plan: EditPlan, before: NotebookSnapshot, cell_id: str, text: str) -> CellData | None:
+    """The cell as the edit left it (None when it deleted the cell)."""
+    if plan.mode == "delete":
+        return None
+    index = before.index_of(cell_id)
+    old = before.cells[index] if index is not None and plan.mode != "insert" else None
+    if plan.mode == "move" and old is not None:
+        return old
+    cleared = plan.cell_type == "code" and (old is None or text != old.source
+                                            or old.cell_type != "code")
+    return CellData(id=cell_id, cell_type=plan.cell_type, source=text,
+                    metadata=old.metadata if old is not None else {},
+                    outputs=[] if cleared or old is None else old.outputs,
+                    execution_count=None if cleared or old is None else old.execution_count)
 
 
 async def _persist_ids(doc: NotebookDocument, before: NotebookSnapshot,

@@ -55,6 +55,19 @@ class ReadState:
         return self.covered.issuperset(self.ids)
 
 
+@dataclass(frozen=True)
+class CellChanges:
+    """Cells changed, added and deleted since a read, each as ``(index, display id)``; the
+    index of a deleted cell is where it was."""
+
+    changed: tuple[tuple[int, str], ...] = ()
+    added: tuple[tuple[int, str], ...] = ()
+    deleted: tuple[tuple[int, str], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.added or self.deleted)
+
+
 class NotebookReads:
     """Session-scoped, thread-safe record of notebook reads and the agent's own edits."""
 
@@ -109,6 +122,25 @@ class NotebookReads:
         with self._lock:
             rec = self._records.get(notebook_key(path))
             return _state(rec) if rec is not None else None
+
+    def changes(self, snapshot: NotebookSnapshot) -> CellChanges | None:
+        """What changed in ``snapshot`` since the session last read (or edited) it, None when
+        it never did. The agent's own edits are not changes."""
+        ids = snapshot.display_ids()
+        with self._lock:
+            rec = self._records.get(notebook_key(snapshot.path))
+            if rec is None:
+                return None
+            old_ids, old_fps = list(rec.ids), dict(rec.fps)
+        before = set(old_ids)
+        after = set(ids)
+        changed = tuple((i, cid) for i, (cid, cell) in enumerate(zip(ids, snapshot.cells,
+                                                                     strict=True))
+                        if cid in before and cid in old_fps
+                        and old_fps[cid] != source_fingerprint(cell.source))
+        added = tuple((i, cid) for i, cid in enumerate(ids) if cid not in before)
+        deleted = tuple((i, cid) for i, cid in enumerate(old_ids) if cid not in after)
+        return CellChanges(changed, added, deleted)
 
     def forget(self, path: str | None) -> None:
         with self._lock:

@@ -15,6 +15,7 @@ from agent_ext.core.errors import ErrorCode
 from agent_ext.core.tool import ToolContext
 from agent_ext.urls.kernel import kernel_of
 
+from .changes import NotebookChanges
 from .document import NotebookDocument, NotebookError, NotebookProvider
 from .provider import FileNotebookProvider
 from .reads import NotebookReads
@@ -31,6 +32,18 @@ def notebook_reads(ctx: ToolContext) -> NotebookReads:
         found = ctx.services.get(NotebookReads)
         if not isinstance(found, NotebookReads):
             found = ctx.services[NotebookReads] = NotebookReads()
+        return found
+
+
+def notebook_changes(ctx: ToolContext) -> NotebookChanges:
+    """The session's record of the agent's cell changes (what ``%agent undo`` takes back)."""
+    found = ctx.services.get(NotebookChanges)
+    if isinstance(found, NotebookChanges):
+        return found
+    with _lock:
+        found = ctx.services.get(NotebookChanges)
+        if not isinstance(found, NotebookChanges):
+            found = ctx.services[NotebookChanges] = NotebookChanges()
         return found
 
 

@@ -443,11 +443,11 @@ class RulePolicy:
         if call.unresolved:
             return self._unresolved(call)
         if self.mode is Mode.BYPASS:
-            return PermissionDecision(Verdict.ALLOW, "bypassPermissions mode")
+            return PermissionDecision(Verdict.ALLOW, "allowed by mode bypassPermissions")
         allowed = self._allowed_by(call)
         if allowed:
             return PermissionDecision(
-                Verdict.ALLOW, "allowed by " + ", ".join(r.where() for r in allowed),
+                Verdict.ALLOW, "allowed by rule " + ", ".join(r.where() for r in allowed),
                 allowed[0].text)
         default = self._default(call)
         if default is not None:
@@ -501,7 +501,8 @@ class RulePolicy:
         if (self.mode is Mode.ACCEPT_EDITS and call.family == "edit"
                 and call.tier <= Tier.WRITE and call.locations and self._inside(call)):
             return PermissionDecision(Verdict.ALLOW,
-                                      "acceptEdits mode: edits inside the working roots run")
+                                      "allowed by mode acceptEdits (edits inside the working "
+                                      "roots run)")
         return None
 
     def _why_ask(self, call: Call) -> str:

@@ -21,11 +21,15 @@ _GLOB_CHARS = frozenset("*?")
 STATE_SCHEMES = frozenset({"var", "history"})
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):/")
 _ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+_SCHEME_HEAD = 512
 
 
 def scheme(text: str) -> str | None:
-    """The lower-case scheme of ``scheme://...`` (or ``scheme:/...``), else None."""
-    found = _URL.match(text.strip())
+    """The lower-case scheme of ``scheme://...`` (or ``scheme:/...``), else None.
+
+    Only the start of ``text`` is looked at: a call's arguments may be megabytes long.
+    """
+    found = _URL.match(text[:_SCHEME_HEAD].lstrip())
     return found.group(1).lower() if found and len(found.group(1)) > 1 else None
 
 

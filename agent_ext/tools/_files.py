@@ -460,6 +460,8 @@ class ChangeInvocation(ToolInvocation[P]):
         if not self._readable_unasked(path):
             return problem
         try:
+            if path.stat().st_size > 4 * SHOWN_ON_REFUSAL_CHARS:
+                return problem  # too long to show whatever its encoding: not worth reading
             snap = read_snapshot(path)
         except (OSError, BinaryFileError, RefusalError):
             return problem
@@ -502,7 +504,9 @@ class ChangeInvocation(ToolInvocation[P]):
             return ConfirmationDetails(kind="info", title=f"{self.tool.name} will fail",
                                        summary=problem.message, tool_name=self.tool.name,
                                        file_path=self._name())
-        diff, added, removed = unified_diff(plan.target, plan.original, plan.proposed)
+        # Off the loop: the line diff of a large file takes long enough to freeze the notebook.
+        diff, added, removed = await asyncio.to_thread(unified_diff, plan.target, plan.original,
+                                                       plan.proposed)
         action = ("Create" if plan.created
                   else "Overwrite" if plan.verb == "overwriting" else "Edit")
         name = shown(plan.path, self.ctx.cwd) if plan.path is not None else plan.target
@@ -531,6 +535,10 @@ class ChangeInvocation(ToolInvocation[P]):
                 await asyncio.to_thread(self._commit_file, plan, text, call_id(control))
         except RefusalError as problem:
             return ToolResult.fail(problem.code, problem.message)
+        return await asyncio.to_thread(self._done, plan, text, modified)
+
+    def _done(self, plan: ChangePlan, text: str, modified: bool) -> ToolResult:
+        """The result of a change made: what the model is told, and the diff shown."""
         diff, _, _ = unified_diff(plan.target, plan.original, text)
         return ToolResult(llm_content=self._message(plan, text, modified),
                           display=diff or f"{plan.target}: no change",

@@ -32,6 +32,11 @@ TAG_ENV = "AGENT_EXT_SHELL_TAG"
 POSIX = os.name == "posix"
 LINUX = sys.platform.startswith("linux")
 CHUNK = 65_536
+#: The pause per chunk's worth read for a paced log past its cap (at most ~3 MB/s): a background
+#: job's output there is only kept as a rolling end, and read at full speed a flood (``yes``)
+#: would keep two cores and the kernel's event loop busy for as long as it runs. The command
+#: itself just waits on its full pipe, as it would behind a paused terminal.
+PACED_NAP = 0.02
 #: The saved log of one command keeps at most this many characters (its start and its end);
 #: ``AGENT_EXT_SHELL_LOG_MB`` sets another size.
 LOG_CAP_CHARS = 64 * 1024 * 1024
@@ -139,6 +144,8 @@ class RunningProcess:
                 if not chunk:
                     break
                 self.log.feed(chunk)
+                if self.log.paced and self.log.capped:
+                    time.sleep(PACED_NAP * len(chunk) / CHUNK)
         except (OSError, ValueError):
             pass
         finally:
@@ -385,8 +392,10 @@ class OutputLog:
     """
 
     def __init__(self, path: Path, *, head_chars: int = 5_000, tail_chars: int = 20_000,
-                 eager: bool = False, file_cap: int | None = None) -> None:
+                 eager: bool = False, file_cap: int | None = None, paced: bool = False) -> None:
         self.path = path
+        #: Past the cap, the reader slows down (see PACED_NAP); for background jobs.
+        self.paced = paced
         self.head_chars = head_chars
         self.tail_chars = tail_chars
         self.file_cap = file_cap if file_cap is not None else log_cap()

@@ -38,6 +38,8 @@ T = TypeVar("T")
 _EXE = "rg.exe" if os.name == "nt" else "rg"
 #: stdout kept from one rg run; past this the run is stopped and results are partial.
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+#: Of a content block the cap cut short, how much is kept (whole lines, a lower bound).
+PARTIAL_BYTES = 1024 * 1024
 _STDERR_BYTES = 64 * 1024
 _READ_BYTES = 1024 * 1024
 #: The stdout pipe's buffer, and the reader's pause after a short read: rg's output then
@@ -121,7 +123,7 @@ async def search(exe: str, query: GrepQuery, root: Path, *, timeout: float,
     failed = run.returncode == 2 and not run.size and not any("os error" in e for e in errors)
     if crashed or failed:
         raise RgError("; ".join(errors[:3]) or f"exit status {run.returncode}")
-    found = sink.finish(complete=run.stopped is None)
+    found = await asyncio.to_thread(sink.finish, complete=run.stopped is None)
     found.errors = errors
     found.stopped = run.stopped
     return found
@@ -258,7 +260,8 @@ class Collector:
 
     Output is cut at the last complete record of each piece that arrives (a file name ending in
     NUL, a ``name NUL count`` line, or a ``--heading`` block ending in an empty line); the rest
-    waits for the next piece. A stopped run keeps only its complete records. Content blocks
+    waits for the next piece. A stopped run keeps its complete records and the whole lines of
+    an unfinished content block. Content blocks
     are counted in place and their lines parsed later, only for the page shown.
     """
 
@@ -284,12 +287,31 @@ class Collector:
         self._parse(data, end)
 
     def finish(self, *, complete: bool) -> Found:
-        """The results; an incomplete run drops its unfinished record."""
-        if complete and self.pending:
-            data = b"".join(self.pending)
+        """The results. An incomplete run keeps the whole lines at the start of its unfinished
+        content block (each a real match of a file cut short) and drops any other unfinished
+        record (a file name or count cut in two)."""
+        if self.pending and (complete or self.mode == "content"):
+            data = b"".join(self.pending) if complete else self._partial_head()
             self.pending = []
-            self._parse(data, len(data.rstrip(b"\n")) if self.mode == "content" else len(data))
+            if not complete:
+                end = data.rfind(b"\n")
+            elif self.mode == "content":
+                end = len(data.rstrip(b"\n"))
+            else:
+                end = len(data)
+            if end > 0:
+                self._parse(data, end)
         return self.found
+
+    def _partial_head(self) -> bytes:
+        """The start of an unfinished content block, up to PARTIAL_BYTES: a lower bound on its
+        lines that is cheap to keep however much output the cap let through."""
+        head = bytearray()
+        for piece in self.pending:
+            head += piece[:PARTIAL_BYTES - len(head)]
+            if len(head) >= PARTIAL_BYTES:
+                break
+        return bytes(head)
 
     def _parse(self, data: bytes, end: int) -> None:
         if self.mode == "content":

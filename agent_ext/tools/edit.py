@@ -6,11 +6,20 @@ matched; new_string is written as given. The file keeps its encoding, BOM and li
 write is atomic, and a file that changed since it was read (or while the diff waited for
 approval) is refused, not overwritten. ``cell://`` and other writable internal URLs are edited
 through the session's URL router with the same matcher.
+
+Files over ``MAX_EDIT_BYTES`` or ``MAX_EDIT_LINES`` are refused with a pointer to the shell: the
+matcher indexes every line and the approval diff compares them, so time, memory and the longest
+hold on the event loop grow with the size. ``tests/bench/bench_edit_size.py`` on a shared
+two-core machine: 100,000 lines of code (4 MB) take 0.3 to 1 s, 125 MB at peak and a longest
+loop stall of 15 to 70 ms (the higher figures while the machine was busy); 250,000 lines took up
+to 3 s, 200 MB and 120 ms; ten million short lines up to 16 s and 1.6 GB. The limits keep an
+edit under the 100 ms stall a notebook tolerates.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from pydantic import Field
@@ -29,6 +38,12 @@ from ._files import (
     parse_write_target,
     read_checked,
 )
+
+#: The largest file edit works on, in bytes and in lines (see the module's docstring).
+MAX_EDIT_BYTES = 5 * 2**20
+MAX_EDIT_LINES = 100_000
+#: How much of a file too large to edit is scanned to say how many lines it has.
+_COUNT_BYTES = 256 * 2**20
 
 
 class EditParams(Params):
@@ -68,7 +83,10 @@ class EditInvocation(ChangeInvocation[EditParams]):
             data = p.new_string.encode("utf-8")
             return ChangePlan(target=os.fspath(path), original="", proposed=p.new_string,
                               path=path, data=data, real=os.path.realpath(path))
+        _check_size(path, _size(path))
         snap = read_checked(cache, path, "editing")
+        text = snap.text.text
+        _check_size(path, len(snap.data), text.count("\n") + (not text.endswith("\n")))
         if not p.old_string:
             raise RefusalError(
                 ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
@@ -126,3 +144,42 @@ def _apply(content: str, p: EditParams) -> tuple[str, str]:
                            "the text you want in new_string.")
     fuzzy = any(m.stage != "literal" for m in found.matches)
     return new, found.message if fuzzy or len(found.matches) > 1 else ""
+
+
+def _check_size(path: Path, size: int, lines: int | None = None) -> None:
+    """Refuse a file too large for edit, saying how to change it instead."""
+    if size <= MAX_EDIT_BYTES and (lines is None or lines <= MAX_EDIT_LINES):
+        return
+    lines = _count_lines(path) if lines is None else lines
+    has = f"{size / 2**20:,.1f} MB" + (f" with {lines:,} lines" if lines is not None else "")
+    raise RefusalError(
+        ErrorCode.EDIT_PREPARATION_FAILURE,
+        f"{path} is {has}; edit works on files up to {MAX_EDIT_BYTES // 2**20} MB and "
+        f"{MAX_EDIT_LINES:,} lines, so nothing was changed. Change it with the shell tool "
+        f"instead: find the lines with grep -n, then sed -i '1234s/old/new/' "
+        f"{shlex.quote(str(path))} for a change on one line, or a short python script that "
+        "reads the file, replaces the text and writes it back.")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # gone or unreadable: the read that follows says which
+
+
+def _count_lines(path: Path) -> int | None:
+    """The line count of a large file, read in chunks; None past _COUNT_BYTES or on error."""
+    count = 0
+    last = b""
+    try:
+        with path.open("rb") as f:
+            for _ in range(_COUNT_BYTES // 2**20):
+                chunk = f.read(2**20)
+                if not chunk:
+                    return count + (1 if last and last != b"\n" else 0)
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return None
+    return None

@@ -57,6 +57,8 @@ DEFAULT_TIMEOUT = 60.0
 MAX_LINE_CHARS = 500
 #: A page ends before its body passes this many characters (the tool's budget is 20,000).
 BODY_CHARS = 18_000
+#: The pattern is echoed in the result up to this many characters.
+MAX_PATTERN_SHOWN = 200
 Engine = Literal["auto", "rg", "python"]
 _services_lock = threading.Lock()
 
@@ -397,12 +399,15 @@ class Report:
 
     def _header(self) -> str:
         files, matched = len(self.order), self._sum(self.found.counts)
-        where = f'pattern "{self.q.pattern}" {self._where()}'
+        where = self._where_pattern()
+        # A search stopped early (too much output, a timeout) found this much, not all of it.
+        least = "at least " if self.found.stopped else ""
         if self.q.mode == "files_with_matches":
-            return f"Found {files} file(s) matching {where}, most recently modified first:"
+            return (f"Found {least}{files} file(s) matching {where}, most recently modified "
+                    "first:")
         unit = "match(es)" if self.q.multiline and self.q.mode == "count" else "matching line(s)"
         tail = "; count per file" if self.q.mode == "count" else ""
-        return f"Found {matched} {unit} in {files} file(s) for {where}{tail}:"
+        return f"Found {least}{matched} {unit} in {least}{files} file(s) for {where}{tail}:"
 
     def _where(self) -> str:
         if self.root.url is not None:
@@ -453,14 +458,21 @@ class Report:
         return notes
 
     def _empty(self) -> str:
-        text = f"No matches found for {self._where_pattern()}."
         notes = self._warnings()
+        if self.found.stopped:
+            head = (f"The search for {self._where_pattern()} stopped before it had a complete "
+                    "result to show.")
+            return " ".join([head, *notes])
+        text = f"No matches found for {self._where_pattern()}."
         if not notes and self.root.url is None:
             notes.append("Hidden files, binary files and .gitignored paths are not searched.")
         return " ".join([text, *notes])
 
     def _where_pattern(self) -> str:
-        return f'pattern "{self.q.pattern}" {self._where()}'
+        pattern = self.q.pattern
+        if len(pattern) > MAX_PATTERN_SHOWN:
+            pattern = f"{pattern[:MAX_PATTERN_SHOWN]}... ({len(pattern):,} characters)"
+        return f'pattern "{pattern}" {self._where()}'
 
 
 def _newest_first(files: list[int], paths: list[str], mtimes: list[int]) -> list[int]:

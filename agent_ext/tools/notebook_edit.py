@@ -30,7 +30,7 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
-from agent_ext.notebook.document import NotebookDocument, NotebookError
+from agent_ext.notebook.document import CellData, NotebookDocument, NotebookError
 from agent_ext.notebook.edits import (
     Applied,
     EditPlan,
@@ -39,12 +39,20 @@ from agent_ext.notebook.edits import (
     order_lines,
     plan_edit,
 )
+from agent_ext.notebook.labels import cell_label, label_of
 from agent_ext.notebook.reading import sync_read_cache
-from agent_ext.notebook.session import notebook_provider, notebook_reads, open_notebook
+from agent_ext.notebook.session import (
+    notebook_changes,
+    notebook_provider,
+    notebook_reads,
+    open_notebook,
+)
 
 from ._files import refuse_control_characters, shown, unified_diff
 
 _RENAMES_SHOWN = 20
+#: A cell read back after an edit is quoted whole up to this size, else named by its ends.
+_ECHO_CHARS = 1_000
 
 
 class NotebookEditParams(Params):
@@ -113,8 +121,20 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         self._current: str | None = None
 
     def description(self) -> str:
+        if isinstance(self._plan, EditPlan):
+            plan = self._plan
+            return f"notebook_edit {_verb(plan)} {plan_label(plan)} in {self._name()}"
         target = self.params.cell_id or ("top" if self.params.edit_mode == "insert" else "")
-        return f"notebook_edit {self.params.edit_mode} {target} in {self._name()}"
+        known = self._position(target) if target and target != "top" else None
+        return f"notebook_edit {self.params.edit_mode} {known or target} in {self._name()}"
+
+    def _position(self, cell_id: str) -> str | None:
+        """``cell N`` from the session's last read of the notebook, when it knows the cell."""
+        path = self._notebook_path()
+        state = notebook_reads(self.ctx).state(path) if path is not None else None
+        if state is None or cell_id not in state.ids:
+            return None
+        return f"cell {state.ids.index(cell_id) + 1}"
 
     def locations(self) -> list[Path]:
         """The notebook's path; for the open notebook, where it is (looked up, not read).
@@ -138,8 +158,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
     def _name(self) -> str:
         if self.path is not None:
             return shown(self.path, self.ctx.cwd)
-        found = self._notebook_path()
-        return shown(Path(found), self.ctx.cwd) if found else "the current notebook"
+        found = self._notebook_path()  # the open notebook: the user knows it by its name
+        return Path(found).name if found else "the current notebook"
 
     def _address(self) -> str:
         return "nb://" if self.path is None else os.fspath(self.path)
@@ -194,18 +214,19 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
                                        file_path=self._notebook_path())
         diff, added, removed = _diff(plan, self._label(plan))
         upgrade = not plan.snapshot.persistent_ids and plan.snapshot.nbformat == 4
-        summary = (f"notebook_edit {self._name()}: {_verb(plan)} cell {plan.cell_id} "
-                   f"(+{added} -{removed})")
+        label = plan_label(plan)
+        summary = f"notebook_edit {self._name()}: {_verb(plan)} {label} (+{added} -{removed})"
         if upgrade:
             summary += (". This notebook has no saved cell ids (nbformat 4.4): approving also "
                         "gives every cell an id and saves it as nbformat 4.5.")
         return ConfirmationDetails(
-            kind="edit", title=f"{_verb(plan).capitalize()} cell {plan.cell_id} in {self._name()}",
+            kind="edit", title=f"{_verb(plan).capitalize()} {label} in {self._name()}",
             summary=summary, tool_name=self.tool.name, file_path=self._notebook_path(),
             diff=diff,
             original=plan.original if plan.takes_source else None,
             proposed=plan.proposed if plan.takes_source else None,
-            extra={"cell_id": plan.cell_id, "cell_type": plan.cell_type,
+            extra={"cell_id": plan.cell_id, "cell_label": label,
+                   "cell_position": plan_position(plan), "cell_type": plan.cell_type,
                    "previous_cell_type": plan.old_type, "notebook": self._notebook_path(),
                    "action": plan.action, "language": plan.snapshot.language,
                    "added": added, "removed": removed, "created": False,
@@ -224,14 +245,16 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         try:
             plan = await self.plan()
             applied = await apply_edit(self.document(), plan, notebook_reads(self.ctx),
-                                       source=self._override)
+                                       source=self._override,
+                                       changes=notebook_changes(self.ctx), notebook=self._name())
         except NotebookError as err:
             return ToolResult.fail(err.code, err.message)
         sync_read_cache(self.ctx, self.document())
         diff, _, _ = _diff(applied.plan, self._label(applied.plan))
         modified = self._override is not None and self._override != plan.proposed
         path = self._notebook_path()
-        return ToolResult(llm_content=self._message(applied, modified),
+        landed = await read_back(self.document(), applied)
+        return ToolResult(llm_content=self._message(applied, modified) + "\n\n" + landed,
                           display=diff or self._message(applied, modified),
                           file_paths=[path] if path else [])
 
@@ -240,7 +263,7 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         return os.fspath(found[0]) if found else None
 
     def _label(self, plan: EditPlan) -> str:
-        return f"{self._name()} cell {plan.cell_id}"
+        return f"{self._name()} {plan_label(plan).split(' · `', 1)[0]}"
 
     def _message(self, applied: Applied, modified: bool) -> str:
         plan = applied.plan
@@ -277,6 +300,35 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         return "\n\n".join(notes)
 
 
+async def read_back(doc: NotebookDocument, applied: Applied) -> str:
+    """What the notebook holds for the edited cell now, read again after the edit: the model
+    is told what landed, not that it was done."""
+    cid = applied.cell_id
+    try:
+        snapshot = await doc.read()
+    except Exception as err:  # noqa: BLE001  the edit was made; only its check failed
+        return (f"Reading the notebook back failed ({type(err).__name__}: {err}), so the edit "
+                "is not confirmed; read the cell to check it.")
+    ids = snapshot.display_ids()
+    if applied.plan.mode == "delete":
+        return (f"Read back: cell {cid} is no longer in the notebook ({len(ids)} cells)."
+                if cid not in ids else
+                f"Read back: cell {cid} is still in the notebook; the delete did not land.")
+    if cid not in ids:
+        return f"Read back: cell {cid} is not in the notebook; the edit did not land."
+    index = ids.index(cid)
+    cell = snapshot.cells[index]
+    where = f"cell {cid} (position {index}, a {cell.cell_type} cell)"
+    if cell.source != applied.source:
+        return (f"Read back: {where} does not hold what was written; it holds:\n```\n"
+                f"{cell.source}\n```")
+    if len(cell.source) <= _ECHO_CHARS:
+        return f"Read back: {where} now holds:\n```\n{cell.source}\n```"
+    lines = cell.source.splitlines()
+    return (f"Read back: {where} now holds the {len(lines)} lines written, from "
+            f"`{lines[0][:80]}` to `{lines[-1][:80]}`.")
+
+
 def _path_text(value: str | None) -> str | None:
     """The notebook path as given; ``nb://`` means the current notebook, ``nb://x.ipynb`` x."""
     if value is None:
@@ -285,6 +337,24 @@ def _path_text(value: str | None) -> str | None:
     if text.lower().startswith("nb://"):
         text = text[len("nb://"):]
     return text or None
+
+
+def plan_position(plan: EditPlan) -> int:
+    """The 1-based position the edited cell has (an inserted one: where it goes)."""
+    snapshot = plan.snapshot
+    if plan.mode == "insert":
+        anchor = snapshot.index_of(plan.anchor) if plan.anchor is not None else None
+        return 1 if anchor is None else anchor + 2
+    index = snapshot.index_of(plan.cell_id) if plan.cell_id is not None else None
+    return 1 if index is None else index + 1
+
+
+def plan_label(plan: EditPlan) -> str:
+    """The edited cell as the user sees it; a new cell by where it goes and what it holds."""
+    if plan.mode == "insert":
+        new = CellData(id=plan.cell_id, cell_type=plan.cell_type, source=plan.proposed)
+        return "new " + label_of(plan_position(plan) - 1, new)
+    return cell_label(plan.snapshot, plan.cell_id)
 
 
 def _verb(plan: EditPlan) -> str:

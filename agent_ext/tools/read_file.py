@@ -3,8 +3,10 @@
 What the model reads is what licenses its edits, so every read is recorded in the session's
 read cache with the file's fstat taken before reading. Output is bounded here (2,000 lines by
 default, long lines cut, a character cap) and always says how to read on, so the budget layer
-leaves it alone. A full re-read of a file that has not changed since its last full read answers
-with a short "unchanged" note instead of the same text again.
+leaves it alone. Text files over ``STREAM_BYTES`` are read in chunks (``agent_ext.fs.lines``):
+one pass counts the lines, another keeps only those shown, so a log of hundreds of megabytes
+costs no more memory than a small file. A full re-read of a file that has not changed since its
+last full read answers with a short "unchanged" note instead of the same text again.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import asyncio
 import difflib
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, overload
 
 from pydantic import Field
 
@@ -35,6 +39,7 @@ from agent_ext.core import (
 )
 from agent_ext.fs import LineRange, PathArg, ReadCache, Selector, decode_text, sniff_binary
 from agent_ext.fs.cache import content_digest
+from agent_ext.fs.lines import pick_lines, scan_lines
 from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
 from agent_ext.notebook.reading import notebook_read_result
 from agent_ext.urls import URLError, URLRouter
@@ -52,8 +57,11 @@ from ._ignore import ReadDenied
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
-MAX_TEXT_BYTES = 20 * 2**20
+#: Text is read in chunks, so the limit is the time two passes take (about 4 s a GB).
+MAX_TEXT_BYTES = 2**30
 MAX_IMAGE_BYTES = 5 * 2**20
+#: Text files larger than this are read in chunks, keeping only the lines shown.
+STREAM_BYTES = 2**20
 IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 _SNIFF_BYTES = 8192
 
@@ -172,16 +180,18 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
                                                                                 limit, kind))
             if kind is not None and kind not in IMAGE_TYPES:
                 return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE, _binary(path, kind))
+            if kind is None and self.target.image:
+                return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
+                                       f":img shows image files; {path} is text (not png, jpeg, "
+                                       "gif or webp). Read it without :img.")
+            if kind is None and st.st_size > STREAM_BYTES:
+                return self._streamed(path, f, cache, st)
             data = head + f.read()
         if kind is not None:
             cache.record_read(path, full=True, cacheable=False, st=st)
             return ToolResult(llm_content=[ImagePart(data, IMAGE_TYPES[kind])],
                               display=f"Read image {path} ({len(data):,} bytes)",
                               file_paths=[os.fspath(path)])
-        if self.target.image:
-            return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
-                                   f":img shows image files; {path} is text (not png, jpeg, gif "
-                                   "or webp). Read it without :img.")
         return self._text(path, decode_text(data).text, cache, st, content_digest(data))
 
     def _whole(self) -> bool:
@@ -199,8 +209,12 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         ranges = self._ranges(len(lines))
         if not ranges:
             return ToolResult.fail(ErrorCode.INVALID_TOOL_PARAMS, self._past_end(path, len(lines)))
-        page = render_lines(lines, ranges, max_lines=self._max_lines(ranges),
-                            numbered=not self.target.raw)
+        return self._page(path, lines, ranges, max_lines=self._max_lines(ranges), cache=cache,
+                          st=st, digest=digest)
+
+    def _page(self, path: Path, lines: Sequence[str], ranges: list[tuple[int, int]], *,
+              max_lines: int, cache: ReadCache, st: os.stat_result, digest: str) -> ToolResult:
+        page = render_lines(lines, ranges, max_lines=max_lines, numbered=not self.target.raw)
         selector = self.target.selector
         whole = self._whole() or (selector is not None and selector.raw
                                   and not selector.has_lines)
@@ -208,6 +222,22 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
                           digest=digest)
         return ToolResult(llm_content=page.text, file_paths=[os.fspath(path)],
                           display=f"Read {page.summary} from {path}")
+
+    def _streamed(self, path: Path, f: BinaryIO, cache: ReadCache,
+                  st: os.stat_result) -> ToolResult:
+        """A large text file: counted in one chunked pass, and only the lines shown kept."""
+        scan = scan_lines(f)
+        if not scan.total:
+            return self._text(path, "", cache, st, scan.digest)
+        ranges = self._ranges(scan.total)
+        if not ranges:
+            return ToolResult.fail(ErrorCode.INVALID_TOOL_PARAMS,
+                                   self._past_end(path, scan.total))
+        max_lines = self._max_lines(ranges)
+        wanted = _first_lines(ranges, min(max_lines, MAX_OUTPUT_CHARS // _LINE_OVERHEAD) + 1)
+        lines = LineWindow(scan.total, pick_lines(f, scan, wanted))
+        return self._page(path, lines, ranges, max_lines=max_lines, cache=cache, st=st,
+                          digest=scan.digest)
 
     def _ranges(self, total: int) -> list[tuple[int, int]]:
         selector = self.target.selector
@@ -261,6 +291,43 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         return ToolResult(llm_content=parts, display=f"Read {url.href}")
 
 
+#: What render_lines counts for each line besides its text (its number and tab).
+_LINE_OVERHEAD = 8
+
+
+class LineWindow(Sequence[str]):
+    """A file's lines as render_lines indexes them, holding only the ones picked."""
+
+    def __init__(self, total: int, picked: Mapping[int, str]) -> None:
+        self.total = total
+        self.picked = picked
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.total))]
+        return self.picked[index + 1]
+
+
+def _first_lines(ranges: list[tuple[int, int]], count: int) -> set[int]:
+    """The numbers of the first ``count`` lines the ranges name, in their order."""
+    out: set[int] = set()
+    for start, end in ranges:
+        for n in range(start, min(end, start + count - len(out) - 1) + 1):
+            out.add(n)
+        if len(out) >= count:
+            break
+    return out
+
+
 @dataclass(frozen=True)
 class Page:
     """Numbered lines for the model, with notes on what was left out."""
@@ -270,7 +337,7 @@ class Page:
     truncated: bool
 
 
-def render_lines(lines: list[str], ranges: list[tuple[int, int]], *,
+def render_lines(lines: Sequence[str], ranges: list[tuple[int, int]], *,
                  max_lines: int = DEFAULT_LIMIT, numbered: bool = True) -> Page:
     """The requested ranges, capped at ``max_lines`` lines and MAX_OUTPUT_CHARS characters,
     with a note saying how to read on."""
@@ -283,7 +350,7 @@ def render_lines(lines: list[str], ranges: list[tuple[int, int]], *,
         picked: list[str] = []
         for n in range(start, end + 1):
             line = lines[n - 1]
-            size = min(len(line), 2_100) + 8
+            size = min(len(line), 2_100) + _LINE_OVERHEAD
             if shown >= max_lines or (used + size > MAX_OUTPUT_CHARS and shown):
                 stop = n
                 break

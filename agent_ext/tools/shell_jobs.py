@@ -81,7 +81,9 @@ class ShellJob:
     state: JobState = JobState.RUNNING
     read_offset: int = 0
     kill_requested: bool = False
-    #: The time limit it was stopped at, when it ran out of time.
+    #: Seconds it may run before it is stopped (None: no limit), and the limit it was stopped
+    #: at when it ran out of time.
+    time_limit: float | None = None
     expired_after: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -159,10 +161,10 @@ class ShellJobs:
             return self._log_dir
 
     def new_log(self, stem: str = "", *, eager: bool = False, head_chars: int = 5_000,
-                tail_chars: int = 20_000) -> OutputLog:
+                tail_chars: int = 20_000, paced: bool = False) -> OutputLog:
         name = stem or f"command_{next(self._logs)}"
         return OutputLog(self.log_dir() / f"{name}.log", head_chars=head_chars,
-                         tail_chars=tail_chars, eager=eager)
+                         tail_chars=tail_chars, eager=eager, paced=paced)
 
     # -- foreground processes (so kill_all reaches them too) ---------------------------------
 
@@ -180,7 +182,7 @@ class ShellJobs:
         """Start ``command`` as a background job; raises ``OSError`` if it cannot start."""
         self._loop = asyncio.get_running_loop()
         job_id = f"shell_{next(self._ids)}"
-        log = self.new_log(job_id, eager=True)
+        log = self.new_log(job_id, eager=True, paced=True)
         holder: list[ShellJob] = []
         ready = threading.Event()
 
@@ -195,7 +197,7 @@ class ShellJobs:
         with self._lock:
             self._jobs[job_id] = job
         ready.set()
-        limit = job_time_limit()
+        limit = job.time_limit = job_time_limit()
         if limit is not None:
             # A job that ends first makes the timer a no-op (it checks the state).
             self._loop.call_later(limit, self._expire, job, limit)
@@ -245,7 +247,7 @@ class ShellJobs:
         await asyncio.gather(*(asyncio.to_thread(p.kill) for p in
                                [*(j.process for j in running), *foreground]))
         if remove_logs:
-            self.remove_logs()
+            await asyncio.to_thread(self.remove_logs)  # logs of up to 64 MB each
 
     def kill_all_sync(self, grace: float = 0.5) -> None:
         """``kill_all`` without an event loop (``atexit``); blocks about ``grace`` per process."""

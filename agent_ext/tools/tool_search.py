@@ -92,11 +92,9 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
         query, shortened = (bounded_query(query) if len(query) <= QUICK_QUERY_CHARS
                             else await asyncio.to_thread(bounded_query, query))
         try:
-            # A plugged (model-backed) search may load its model first, and a long query takes
-            # a while to score: both off the event loop.
-            quick = registry.search_is_local and len(query) <= QUICK_QUERY_CHARS
-            outcome = (registry.search(query, limit) if quick
-                       else await asyncio.to_thread(registry.search, query, limit))
+            # Off the event loop: the first search of a session builds the index (and a plugged,
+            # model-backed search loads its model), which takes hundreds of milliseconds.
+            outcome = await asyncio.to_thread(registry.search, query, limit)
         except ToolLoadError as exc:
             return ToolResult.fail(ErrorCode.TOOL_LOAD_FAILED, str(exc))
         notes = [shortened] if shortened else []
@@ -111,7 +109,7 @@ class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
 #: characters; repeated words add nothing to a search.
 MAX_QUERY_WORDS = 48
 MAX_QUERY_CHARS = 600
-#: Queries up to this long are scored on the event loop (well under a millisecond).
+#: Queries up to this long are bounded on the event loop (well under a millisecond).
 QUICK_QUERY_CHARS = 200
 
 

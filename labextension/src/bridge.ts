@@ -12,6 +12,7 @@ import type { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import * as ops from './ops';
 import { BridgeError, PROTOCOL, VERSION, type IRequest, type Result } from './protocol';
+import { mark } from './reveal';
 
 /** Finds the notebook panel a kernel connection belongs to (null once it is closed). */
 export type PanelFinder = () => NotebookPanel | null;
@@ -29,12 +30,12 @@ export function serve(
   const handlers: Record<string, Handler> = {
     hello: panel => hello(kernel, panel),
     read: (panel, request) => ops.read(shared(panel), request, cache),
-    replace_source: (panel, request) => ops.replaceSource(shared(panel), request),
-    insert: (panel, request) => ops.insert(shared(panel), request),
+    replace_source: (panel, request) => marked(panel, request, ops.replaceSource),
+    insert: (panel, request) => marked(panel, request, ops.insert),
     delete: (panel, request) => ops.remove(shared(panel), request),
-    move: (panel, request) => ops.move(shared(panel), request),
-    set_type: (panel, request) => ops.setType(shared(panel), request),
-    set_outputs: (panel, request) => ops.setOutputs(shared(panel), request),
+    move: (panel, request) => marked(panel, request, ops.move),
+    set_type: (panel, request) => marked(panel, request, ops.setType),
+    set_outputs: (panel, request) => marked(panel, request, ops.setOutputs),
     ensure_persistent_ids: panel => ops.ensurePersistentIds(shared(panel)),
     selection: panel => ({ cell_id: panel.content.activeCell?.model.id ?? null })
   };
@@ -81,6 +82,20 @@ export function serve(
     answer(msg.content.data as unknown as IRequest);
   };
   answer(open.content.data as unknown as IRequest);
+}
+
+/** Run an edit, then mark the cell it changed once the notebook has drawn it. */
+function marked(
+  panel: NotebookPanel,
+  request: IRequest,
+  op: (nb: ReturnType<typeof shared>, args: IRequest) => Result
+): Result {
+  const result = op(shared(panel), request);
+  const id = request.cell_id;
+  if (typeof id === 'string') {
+    window.requestAnimationFrame(() => mark(panel, id));
+  }
+  return result;
 }
 
 function shared(panel: NotebookPanel) {

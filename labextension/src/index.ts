@@ -10,6 +10,7 @@ import type { Kernel } from '@jupyterlab/services';
 
 import { serve } from './bridge';
 import { TARGET } from './protocol';
+import { installStyle, listen } from './reveal';
 
 const registered = new WeakSet<Kernel.IKernelConnection>();
 
@@ -26,6 +27,7 @@ function watch(tracker: INotebookTracker, panel: NotebookPanel): void {
   };
   panel.sessionContext.kernelChanged.connect(register);
   register();
+  listen(panel);
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -34,6 +36,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [INotebookTracker],
   activate: (_app: JupyterFrontEnd, tracker: INotebookTracker): void => {
+    installStyle();
     tracker.widgetAdded.connect((_, panel) => watch(tracker, panel));
     tracker.forEach(panel => watch(tracker, panel));
   }

@@ -4,7 +4,10 @@
  * Everything here runs inside a comm message handler, which must not await (the kernel
  * connection holds its message queue until the handler settles), so each operation completes
  * on the model before it returns. Each edit is one shared-model transaction between two
- * `stopCapturing` marks, so one Ctrl+Z in the notebook undoes exactly one agent edit.
+ * `stopCapturing` marks, so one undo takes back exactly one agent edit: a replaced source is
+ * a transaction of the cell itself, recorded by the cell's own undo manager (the one its
+ * editor's Ctrl+Z uses; with document-wide undo on, the cell's transactions are the
+ * notebook's), and changes to the cell list are the notebook's (`z` in command mode).
  */
 import type { ISharedCodeCell, ISharedNotebook } from '@jupyter/ydoc';
 
@@ -55,14 +58,17 @@ export function read(nb: ISharedNotebook, args: Json, cache: IReadCache): Result
 export function replaceSource(nb: ISharedNotebook, args: Json): Result {
   const cell = nb.cells[indexOf(nb, args.cell_id)];
   const source = text(args.source, 'source');
-  edit(nb, () => {
+  const undo = (cell as unknown as IUndoable).undoManager;
+  undo?.stopCapturing();
+  cell.transact(() => {
     cell.setSource(source);
     if (args.clear_outputs === true && cell.cell_type === 'code') {
       const code = cell as ISharedCodeCell;
       code.setOutputs([]);
       code.execution_count = null;
     }
-  });
+  }, true);
+  undo?.stopCapturing();
   return {};
 }
 

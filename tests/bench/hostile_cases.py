@@ -1,6 +1,7 @@
 """The hostile inputs: patterns that make backtracking matchers explode, on every search path;
 giant and deeply nested arguments; repeated-word queries; floods of output; commands that never
-end or detach; devices that never end; a ten-million-line file and a huge notebook.
+end or detach; devices that never end; a ten-million-line file, a 19 MB line, a 25 MB file
+edited unread, and a huge notebook.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def prepare(root: Path) -> None:
     (root / "big.ipynb").write_text(json.dumps({
         "nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "python"}},
         "cells": cells}))
+    (root / "one_line.txt").write_bytes(b"a" * 19_000_000)
+    with (root / "unread.log").open("wb") as f:
+        for _ in range(25):
+            f.write(b"log line\n" * 116_509)
     deep = root / "deep"
     for i in range(2_000):
         (deep / f"d{i % 40}").mkdir(parents=True, exist_ok=True)
@@ -97,6 +102,14 @@ CASES: list[tuple[str, str, Any]] = [
     ("grep /dev/zero", "grep", {"pattern": "a", "path": "/dev/zero"}),
     ("edit ten million lines, absent text", "edit",
      {"file_path": "ten_million.txt", "old_string": "x\ny\nx\n", "new_string": "z"}),
+    ("read_file one line of 19 MB", "read_file", {"file_path": "one_line.txt"}),
+    ("edit a 25 MB file never read", "edit",
+     {"file_path": "unread.log", "old_string": "log line\n", "new_string": "x\n"}),
+    ("write_file over ten million lines", "write_file",
+     {"file_path": "ten_million.txt", "content": "x\n"}),
+    ("args as JSON text of 12 MB", "write_file",
+     '{"file_path": "j.txt", "content": "' + "z" * 12_000_000 + '"}'),
+    ("shell_output of the flooding job", "shell_output", {"job_id": "shell_1", "offset": -100}),
     ("read_file the huge notebook", "read_file", {"file_path": "big.ipynb"}),
     ("read nb:// all cells", "read_file", {"file_path": "nb://big.ipynb:source"}),
     ("ls a folder of 2,000 files", "ls", {"path": "deep", "all": True}),

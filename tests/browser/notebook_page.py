@@ -53,6 +53,21 @@ def open_notebook(page: Any, server: Server, name: str, *, timeout: float = 60) 
     dismiss_toasts(page)
 
 
+def wait_kernel(page: Any, timeout: float = 60) -> None:
+    """Wait until the kernel is connected and idle for a second (a cell run before that is
+    dropped while the page still says it is connecting)."""
+    deadline = time.monotonic() + timeout
+    calm = 0
+    while calm < 4:
+        status = page.evaluate("""() => document.body.innerText.split('\\n')
+            .filter(l => l.includes('ipykernel') || l.includes('Kernel')).join(' ')""")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the notebook's kernel did not settle: {status!r}")
+        busy = any(word in status for word in ("Connecting", "Starting", "Restarting", "Unknown"))
+        calm = 0 if busy or not page.locator(IDLE).count() else calm + 1
+        time.sleep(0.25)
+
+
 def cells(page: Any) -> Any:
     return page.locator(".jp-Notebook .jp-Cell")
 

@@ -108,7 +108,9 @@ def test_one_undo_takes_back_one_agent_edit(lab: Server, page: Any) -> None:
     page.keyboard.press("z")
     page.wait_for_function(f"document.querySelectorAll('.jp-Notebook .jp-Cell').length < {before}")
     assert dom_cells(page)[1] == ("code", "total = 40 + 2\nprint(total)")
-    page.keyboard.press("z")
+    # A replaced source is the cell's own undo step: Ctrl+Z in its editor takes it back.
+    page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".cm-content").click()
+    page.keyboard.press("Control+z")
     page.wait_for_function("document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
                            ".innerText.includes('1 + 1')")
     assert dom_cells(page)[1] == ("code", "total = 1 + 1")

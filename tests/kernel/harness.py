@@ -92,9 +92,21 @@ class KernelSession:
 
     def execute(self, code: str, *, timeout: float = 30, on_message: Handler | None = None,
                 allow_stdin: bool = False, stdin: Callable[[dict[str, Any]], str] | None = None,
-                during: Callable[[float], None] | None = None) -> Execution:
-        """Run ``code``; ``on_message`` sees every iopub message, ``during`` is polled."""
-        msg_id = self.kc.execute(code, allow_stdin=allow_stdin)
+                during: Callable[[float], None] | None = None,
+                cell_id: str | None = None) -> Execution:
+        """Run ``code``; ``on_message`` sees every iopub message, ``during`` is polled.
+
+        ``cell_id`` is sent as the request's ``cellId`` metadata, as JupyterLab does.
+        """
+        if cell_id is None:
+            msg_id = self.kc.execute(code, allow_stdin=allow_stdin)
+        else:
+            msg = self.kc.session.msg("execute_request", {
+                "code": code, "silent": False, "store_history": True, "user_expressions": {},
+                "allow_stdin": allow_stdin, "stop_on_error": True},
+                metadata={"cellId": cell_id})
+            self.kc.shell_channel.send(msg)
+            msg_id = msg["header"]["msg_id"]
         start = time.monotonic()
         run = Execution(msg_id, {})
         idle = False

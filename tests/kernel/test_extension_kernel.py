@@ -79,7 +79,7 @@ def test_config_through_traitlets(kernel: KernelSession) -> None:
     ("%agent allow", "type `%agent allow RULE`"),
     ("%agent deny Bash(", "unbalanced"),
     ("%agent model nowhere:thing", "unknown model provider 'nowhere'"),
-    ("%agent model openai:gpt-4o", "needs an API key: set OPENAI_API_KEY"),
+    ("%agent model openai:gpt-4o", "needs an API key: type `%agent key openai`"),
     ("%%agent\n  \n", "write the prompt in the cell"),
 ])
 def test_usage_errors(shared_kernel: KernelSession, line: str, expected: str) -> None:
@@ -131,7 +131,9 @@ def test_session_commands(shared_kernel: KernelSession, tmp_path_factory: pytest
     path = tmp_path_factory.mktemp("chat") / "chat.json"
     assert "saved 2 messages" in shared_kernel.ok(f"%agent save {path}").stdout
     assert "conversation cleared" in shared_kernel.ok("%agent reset").stdout
-    assert shared_kernel.ok("%agent history").stdout.strip() == "no conversation yet"
+    assert shared_kernel.ok("%agent history").stdout.strip() == (
+        "changes: none yet (the agent has changed no file or notebook cell)\n\n"
+        "conversation:\nno conversation yet")
     assert "loaded 2 messages" in shared_kernel.ok(f"%agent load {path}").stdout
     assert "allow: Bash(git status:*)" in shared_kernel.ok(
         "%agent allow Bash(git status:*)").stdout
@@ -190,3 +192,36 @@ def test_a_model_error_fails_the_cell(kernel: KernelSession) -> None:
         assert "Traceback" not in run.text
         after = kernel.execute("print('next cell')", timeout=30)
         assert after.status == "ok"
+
+
+def test_status_lists_background_shell_jobs(kernel: KernelSession) -> None:
+    import os
+    import re
+    import time
+
+    kernel.ok("%load_ext agent_ext")
+    kernel.ok("import agent_ext\nfrom agent_ext.models import ScriptedModel\n"
+              "a = agent_ext.get_agent(model=ScriptedModel([]), mode='bypassPermissions')")
+    assert "background shell jobs: none running" in kernel.ok("%agent status").stdout
+    started = kernel.ok("r = await a.call_tool('shell', {'command': 'sleep 300', "
+                        "'run_in_background': True})\nprint(r.text)")
+    assert "shell_1" in started.stdout, started.text
+    time.sleep(1.2)
+    out = kernel.ok("%agent status").stdout
+    assert "background shell jobs: 1 running" in out, out
+    found = re.search(r"shell_1: `sleep 300` pid (\d+), running ([1-9]\d*)s, stopped at 1h 00m",
+                      out)
+    assert found, out
+    pid = int(found.group(1))
+    os.kill(pid, 0)  # the pid shown is the job's live process
+    kernel.ok("await a.call_tool('shell_kill', {'job_id': 'shell_1'})")
+    assert "background shell jobs: none running" in kernel.ok("%agent status").stdout
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"pid {pid} still runs after shell_kill")

@@ -38,6 +38,10 @@ def test_quickstart(workdir: Path) -> None:
     assert "Ship the release on Friday." in out  # the read
     assert "[approval] edit " in out and "rejected by the headless policy" in out
     assert "We will recieve the data on Monday." in out  # the edit was not made
+    assert "NameError" in out  # the tour's own failing cell
+    assert ("[approval] notebook_edit " in out and "edit cell 10 · [ ] · `prices = [3.50, 4.25"
+            in out)  # the cell fix, named as the user sees the cell, refused headless
+    assert "The cell was not changed" in out
     assert "Nothing to undo" in out
     assert '"name": "plot_chart"' in out  # tool_search found the deferred tool
     assert "send_email [deferred]" in out  # the catalogue's text fallback

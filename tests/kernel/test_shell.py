@@ -142,9 +142,9 @@ def test_mode_needs_a_policy_with_modes(ip: InteractiveShell) -> None:
     from agent_ext.permissions import FixedPolicy
 
     session.get_agent(model=ScriptedModel([]), policy=FixedPolicy())
-    with pytest.raises(UsageError, match="arrive with the permissions layer"):
+    with pytest.raises(UsageError, match="takes no modes or rules"):
         ip.run_line_magic("agent", "mode plan")
-    with pytest.raises(UsageError, match="arrive with the permissions layer"):
+    with pytest.raises(UsageError, match="takes no modes or rules"):
         ip.run_line_magic("agent", "deny Bash(rm:*)")
 
 
@@ -179,7 +179,7 @@ def test_undo_reverts_the_last_agent_write(ip: InteractiveShell, tmp_path: Path,
     assert "Reverted 1 write(s): new.txt" in capsys.readouterr().out
     assert not (tmp_path / "new.txt").exists()
     del agent.context.services[EditHistory]
-    for name in ("edit", "write_file"):
+    for name in ("edit", "write_file", "notebook_edit"):
         if name in agent.registry:
             agent.registry.unregister(name)
     with pytest.raises(UsageError, match="keep no edit history"):
@@ -221,3 +221,61 @@ def test_entering_bypass_mode_warns_once(ip: InteractiveShell,
     assert "Warning" not in capsys.readouterr().out
     ip.run_line_magic("agent", "mode default")
     assert capsys.readouterr().out.strip() == "mode: default"
+
+
+def test_agent_undo_lines_are_awaited_only_in_a_kernel_running_asyncio() -> None:
+    from IPython.core.async_helpers import _asyncio_runner
+
+    class Shell:
+        autoawait = True
+        loop_runner = _asyncio_runner
+        kernel = object()
+
+    undo = "get_ipython().run_line_magic('agent', 'undo')\n"
+    other = "get_ipython().run_line_magic('agent', 'undone')\n"
+    lines = ["x = 1\n", undo, "  " + undo, other]
+    assert AwaitAgentCells(Shell())(lines) == ["x = 1\n", "await " + undo, "  " + undo, other]
+    terminal = Shell()
+    terminal.kernel = None  # type: ignore[assignment]
+    assert AwaitAgentCells(terminal)(lines) == lines  # no kernel: %agent undo runs at once
+    off = Shell()
+    off.autoawait = False
+    assert AwaitAgentCells(off)([undo]) == [undo]
+
+
+def test_undo_takes_back_file_writes_and_cell_edits_newest_first(
+        ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    import nbformat
+
+    from agent_ext.models import ScriptedModel, call
+
+    nb_path = tmp_path / "work.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("x = 1", id="first")]), nb_path)
+    session.get_agent(model=ScriptedModel([
+        call("write_file", {"file_path": "a.txt", "content": "one"}),
+        call("read_file", {"file_path": "work.ipynb"}),
+        call("notebook_edit", {"notebook_path": "work.ipynb", "cell_id": "first",
+                               "new_source": "x = 2"}),
+        call("write_file", {"file_path": "b.txt", "content": "two"}),
+        "Done."]))
+    ip.run_line_magic("config", "AgentExt.headless_allow = ['write_file', 'notebook_edit']")
+    try:
+        assert ip.run_cell("%%agent\nwrite, edit, write").success
+        capsys.readouterr()
+        ip.run_line_magic("agent", "history")
+        listed = capsys.readouterr().out.splitlines()
+        assert [re.sub(r"^\s*\d+ \d\d:\d\d:\d\d ", "", line) for line in listed[1:4]] == [
+            "created a.txt (write_file)", "edited cell 1 · [ ] · `x = 2` in work.ipynb",
+            "created b.txt (write_file)  ← next to undo"]
+        ip.run_line_magic("agent", "undo")
+        assert not (tmp_path / "b.txt").exists()
+        ip.run_line_magic("agent", "undo")
+        assert "Undone: cell 1 · [ ] · `x = 1` in work.ipynb" in capsys.readouterr().out
+        assert nbformat.read(nb_path, as_version=4).cells[0].source == "x = 1"
+        ip.run_line_magic("agent", "undo")
+        assert not (tmp_path / "a.txt").exists()
+    finally:
+        ip.run_line_magic("config", "AgentExt.headless_allow = []")

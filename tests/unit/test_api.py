@@ -44,6 +44,18 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_an_agent_without_mcp_servers_loads_no_mcp_sdk(tmp_path: Path) -> None:
+    """The SDK costs about a second to import; it loads with the first configured server."""
+    code = ("import sys, agent_ext; from agent_ext.models import ScriptedModel; "
+            f"a = agent_ext.Agent(model=ScriptedModel([]), cwd={str(tmp_path)!r}); "
+            "print([m for m in ('mcp', 'mcp_types', 'httpx2') if m in sys.modules])")
+    env = {**os.environ, "HOME": str(tmp_path), "AGENT_EXT_CONFIG_DIR": str(tmp_path / "cfg"),
+           "AGENT_EXT_PLUGINS": "none"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
 def _imports(path: Path, package: str) -> set[str]:
     """Absolute module names imported by ``path`` (relative imports resolved)."""
     found: set[str] = set()

@@ -590,3 +590,19 @@ def test_matches_never_overlap(spec: list[tuple[str, str, str]], old: str, repla
     assert all(a[1] <= b[0] for a, b in pairwise(spans))
     if result.ok:
         assert len(result.lines) == len(spans)
+
+
+@pytest.mark.parametrize(("content", "old"), [
+    ("  item\n" * 20_000, "item \n"),                # re-indented and a trailing blank
+    ("say \u201chi\u201d\n" * 20_000, 'say "hi"\n'),  # look-alike quotes
+    ("a\tb\n" * 20_000, "a\\tb\n"),                   # an escaped tab
+])
+def test_the_relaxed_search_gives_up_past_its_budget(content: str, old: str) -> None:
+    result = find_edit(content, old, "Z")
+    assert result.error == "edit_expected_occurrence_mismatch"
+    assert "more than 10,000 places" in result.message
+
+
+def test_the_relaxed_search_still_counts_up_to_its_budget() -> None:
+    result = find_edit("  item\n" * 9_000, "item \n", "Z", replace_all=True)
+    assert result.ok and len(result.matches) == 9_000

@@ -156,3 +156,18 @@ async def test_read_notebook_records_reads_and_the_file_in_the_read_cache(tmp_pa
     assert second.state.full
     capped = await read_notebook(ctx, "nb.ipynb", limits=RenderLimits(max_chars=200))
     assert capped.rendered.capped and not capped.full
+
+
+def test_changes_since_the_last_read_leave_the_agents_own_edits_out() -> None:
+    reads = NotebookReads()
+    s = snap(["a", "b", "c", "d"])
+    assert reads.changes(s) is None  # never read: nothing to compare with
+    reads.record_read(s, s.display_ids())
+    assert not reads.changes(s)
+    reads.record_edit(s.path, ["a", "b", "c", "d"], {"b": "the agent's"})
+    user = snap(["a", "b", "new", "d"], {"a": "the user's", "b": "the agent's"})
+    found = reads.changes(user)
+    assert found is not None
+    assert found.changed == ((0, "a"),)
+    assert found.added == ((2, "new"),)
+    assert found.deleted == ((2, "c"),)

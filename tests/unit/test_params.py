@@ -221,3 +221,29 @@ def test_argument_problem_is_iterative() -> None:
     for _ in range(100_000):
         nested = [nested]
     assert "nest deeper" in (argument_problem(nested) or "")
+
+
+def test_arguments_too_long_in_all_are_refused() -> None:
+    from agent_ext.core.params import MAX_ARGUMENT_CHARS, MAX_STRING_CHARS
+    assert argument_problem({"content": "z" * MAX_STRING_CHARS}) is None
+    half = "z" * (MAX_ARGUMENT_CHARS // 2 + 1)
+    problem = argument_problem({"a": half, "b": [half]})
+    assert problem is not None and "characters" in problem and "in a file" in problem
+
+
+def test_oversized_json_text_is_refused_before_it_is_decoded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.core.params import MAX_ARGUMENT_CHARS
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("decoded")
+
+    text = json.dumps({"content": "z" * MAX_ARGUMENT_CHARS})
+    monkeypatch.setattr(json, "loads", refuse)
+    with pytest.raises(ParamsError, match="characters"):
+        parse_arguments(text)
+
+
+def test_a_huge_list_is_refused_without_walking_it() -> None:
+    problem = argument_problem({"a": list(range(5_000_000))})
+    assert problem is not None and "100,000 values" in problem

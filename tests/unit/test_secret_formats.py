@@ -101,6 +101,23 @@ def test_streaming_holds_back_only_what_could_be_a_secret() -> None:
     assert stream.flush() == "tok"
 
 
+def test_streaming_a_long_run_of_token_characters_holds_back_only_its_tail() -> None:
+    """A megabyte line of token characters streams through in pieces: each piece is shown but
+    for its last 512 characters (a secret could start there), and a key at the end is caught."""
+    masker = SecretMasker({})
+    key = SHAPED["github_token"]
+    run = "a" * 1_000_000
+    stream = StreamMasker(masker)
+    shown = []
+    for at in range(0, len(run), 16_000):
+        piece = stream.feed(run[at:at + 16_000])
+        assert len(piece) >= len(run[at:at + 16_000]) - 512
+        shown.append(piece)
+    shown += [stream.feed(" " + key[:10]), stream.feed(key[10:] + " end"), stream.flush()]
+    text = "".join(shown)
+    assert text.startswith(run) and key not in text and text.endswith(" end")
+
+
 def _agent(tmp_path: Path, events: list[ev.Event]) -> Agent:
     return Agent(ScriptedModel([]), cwd=tmp_path, mode="bypassPermissions", plugins=False,
                  mcp=False, on_event=events.append)

@@ -34,3 +34,32 @@ async def test_a_key_printed_by_the_shell_or_read_from_a_file_is_masked(
     assert "[secret:MY_SERVICE_API_KEY]" in texts["g"]
     sent = "".join(repr(m) for req in model.requests for m in req.messages)
     assert KEY not in sent
+
+
+async def test_a_large_result_is_masked_off_the_loop_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from agent_ext import FunctionTool
+
+    monkeypatch.setenv("MY_SERVICE_API_KEY", KEY)
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, plugins=False, mcp=False,
+                  mode="bypassPermissions")
+    threads: list[str] = []
+    real = agent._pipeline.secrets.mask_result
+
+    def recording(result):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return real(result)
+
+    monkeypatch.setattr(agent._pipeline.secrets, "mask_result", recording)
+    agent.registry.register(FunctionTool(lambda n: ("x" * 90 + "\n") * n + f"key={KEY}\n",
+                                         name="dump", description="prints lines"))
+    try:
+        small = await agent.call_tool("dump", {"n": 1})
+        large = await agent.call_tool("dump", {"n": 2_000})
+    finally:
+        await agent.aclose()
+    assert f"key={KEY}" not in small.text and "[secret:MY_SERVICE_API_KEY]" in small.text
+    assert KEY not in large.text
+    assert threads[0] == threading.main_thread().name != threads[1]

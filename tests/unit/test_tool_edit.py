@@ -469,3 +469,31 @@ async def test_a_change_to_a_file_never_read_shows_it_so_the_next_try_lands(
             assert refused.is_error and text not in refused.text
     finally:
         await agent.aclose()
+
+
+# -- files too large to edit ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "width", "says"), [
+    (700_000, 9, "MB with 700,000 lines"),       # over the size limit: lines counted in chunks
+    (120_000, 2, "with 120,000 lines"),          # under the size limit, over the line limit
+])
+async def test_a_file_too_large_is_refused_with_a_shell_recipe(
+        ctx: ToolContext, tmp_path: Path, lines: int, width: int, says: str) -> None:
+    path = tmp_path / "big.log"
+    path.write_bytes((b"x" * (width - 1) + b"\n") * lines)
+    before = path.read_bytes()
+    await read(ctx, "big.log")
+    result = await edit(ctx, "big.log", "x" * (width - 1) + "\n", "y\n")
+    assert code(result) == "edit_preparation_failure"
+    assert says in result.text and "sed -i" in result.text and "nothing was changed" in result.text
+    assert "up to 5 MB and 100,000 lines" in result.text
+    assert path.read_bytes() == before
+
+
+async def test_a_file_at_the_line_limit_is_edited(ctx: ToolContext, tmp_path: Path) -> None:
+    path = tmp_path / "ok.txt"
+    path.write_text("line\n" * 99_999 + "target\n")
+    await read(ctx, "ok.txt", offset=100_000)
+    result = await edit(ctx, "ok.txt", "target\n", "done\n")
+    assert code(result) is None, result.text
+    assert path.read_text().endswith("line\ndone\n")

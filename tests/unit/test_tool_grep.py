@@ -243,7 +243,14 @@ def test_rg_output_parses_the_same_in_pieces_of_any_size(tree: Path, query: Grep
     cut = columns(parse(5, complete=False, data=out[:len(out) // 2]))
     assert cut
     assert len(cut) < len(whole)
-    assert all(row in whole for row in cut)  # a stopped run keeps only complete records
+    by_path = {row[0]: row for row in whole}
+    for path, count, size, binary, lines in cut:
+        # A stopped run keeps complete records, and of a content block cut short its whole
+        # lines: each a real line of that file's full result.
+        full = by_path[path]
+        if (path, count, size, binary, lines) != full:
+            assert query.mode == "content" and lines and lines == full[4][:len(lines)]
+            assert count == size == len(lines) < full[1]
 
 
 async def test_late_binary_files_and_odd_names_match_the_python_engine(tmp_path: Path) -> None:
@@ -681,3 +688,54 @@ async def test_a_device_is_refused_at_once(tree: Path) -> None:
     result = await grep(tree, {"pattern": "a", "path": "/dev/zero"})
     assert result.error is not None and result.error.code == "invalid_tool_params"
     assert "not a file or a directory" in result.text
+
+
+# --- the output cap: a cut result says so, in every mode ------------------------------------------
+
+@pytest.mark.skipif(not HAVE_RG, reason="the output cap is rg's")
+@pytest.mark.parametrize(("mode", "layout"), [
+    ("content", "one file"), ("content", "many files"), ("files_with_matches", "many files"),
+    ("count", "many files")])
+async def test_a_search_cut_by_the_output_cap_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, layout: str) -> None:
+    import functools
+
+    from agent_ext.tools import _rg
+    if layout == "one file":
+        (tmp_path / "one.txt").write_text("needle here\n" * 20_000)
+    else:
+        for i in range(3_000):
+            (tmp_path / f"file_{i:04}_with_a_long_name.txt").write_text("needle\n")
+    monkeypatch.setattr(_rg, "run_rg", functools.partial(_rg.run_rg, max_bytes=4_096))
+    monkeypatch.setattr(_rg, "_READ_BYTES", 512)  # so the cap falls inside the output
+    result = await grep(tmp_path, {"pattern": "needle", "output_mode": mode})
+    text = result.text
+    assert text.startswith("Found at least "), text[:200]
+    assert "No matches" not in text
+    assert "did not complete (it produced too much output)" in text
+    assert "not proof of absence" in text
+    shown = body(result)
+    assert shown and all("needle" in line or line.endswith((".txt", ":1")) for line in shown)
+
+
+async def test_a_long_pattern_is_shortened_in_the_result(tree: Path) -> None:
+    pattern = "foo|" + "|".join(f"zz{i}" for i in range(2_000))
+    result = await grep(tree, {"pattern": pattern})
+    assert result.text.startswith("Found ")
+    assert f"({len(pattern):,} characters)" in result.text
+    assert len(result.text.split("\n")[0]) < 400
+
+
+@pytest.mark.parametrize("stopped", ["output", "timeout", "cancelled"])
+def test_a_stopped_search_with_nothing_complete_never_says_no_matches(
+        tmp_path: Path, stopped: str) -> None:
+    from agent_ext.fs import parse_path_arg
+    from agent_ext.tools.grep import Report
+    query = GrepQuery(pattern="needle", mode="content")
+    report = Report(query, Found(stopped=stopped), cwd=tmp_path,
+                    root=parse_path_arg(".", tmp_path), denied=None, timeout=5, numbers=True)
+    text, shown = report.render(250, 0)
+    assert not shown
+    assert "No matches" not in text
+    assert text.startswith('The search for pattern "needle" in the working directory stopped')
+    assert "not proof of absence" in text

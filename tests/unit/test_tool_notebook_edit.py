@@ -117,7 +117,9 @@ async def test_replace_after_a_full_read(ctx: ToolContext, tmp_path: Path) -> No
     result = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
                               "new_source": "print(round(x, 2))"})
     assert not result.is_error, result.text
-    assert result.text == "Updated cell show in nb.ipynb; its outputs were cleared."
+    assert result.text == ("Updated cell show in nb.ipynb; its outputs were cleared.\n\n"
+                           "Read back: cell show (position 2, a code cell) now holds:\n```\n"
+                           "print(round(x, 2))\n```")
     cell = cells(path)[2]
     assert cell["source"] == ["print(round(x, 2))"]
     assert cell["outputs"] == [] and cell["execution_count"] is None
@@ -142,8 +144,10 @@ async def test_confirmation_details(ctx: ToolContext, tmp_path: Path) -> None:
     assert details.extra["cell_type"] == "code" and details.extra["language"] == "python"
     assert details.extra["notebook"] == str(path)
     assert details.diff is not None and "-x = math.pi" in details.diff
-    assert "+x = math.e" in details.diff and "nb.ipynb cell load" in details.diff
-    assert details.title == "Edit cell load in nb.ipynb"
+    assert "+x = math.e" in details.diff and "nb.ipynb cell 2 · [1]" in details.diff
+    assert details.title == "Edit cell 2 · [1] · `import math` in nb.ipynb"
+    assert details.extra["cell_label"] == "cell 2 · [1] · `import math`"
+    assert details.extra["cell_position"] == 2 and "load" not in details.title
 
 
 async def test_insert_after_and_at_top(ctx: ToolContext, tmp_path: Path) -> None:
@@ -194,7 +198,8 @@ async def test_delete(ctx: ToolContext, tmp_path: Path) -> None:
     assert details.extra["action"] == "delete" and details.proposed is None
     assert built.with_modification("nope") is None
     result = await built.execute(ExecControl())
-    assert result.text == "Deleted cell boom from nb.ipynb."
+    assert result.text == ("Deleted cell boom from nb.ipynb.\n\nRead back: cell boom is no "
+                           "longer in the notebook (4 cells).")
     assert [c["id"] for c in cells(path)] == ["intro", "load", "show", "plot"]
 
 
@@ -208,7 +213,8 @@ async def test_move(ctx: ToolContext, tmp_path: Path) -> None:
     assert details.diff is not None and "cell order" in details.diff
     assert "+boom  [code] 1/0" in details.diff
     result = await built.execute(ExecControl())
-    assert result.text == "Moved cell boom after cell intro in nb.ipynb."
+    assert result.text.startswith("Moved cell boom after cell intro in nb.ipynb.\n\nRead back: "
+                                  "cell boom (position 1, a code cell) now holds:")
     assert [c["id"] for c in cells(path)] == ["intro", "boom", "load", "show", "plot"]
     top = await edit(ctx, {"notebook_path": "nb.ipynb", "edit_mode": "move", "cell_id": "plot"})
     assert "to the top" in top.text
@@ -230,8 +236,8 @@ async def test_change_type_keeps_the_id(ctx: ToolContext, tmp_path: Path) -> Non
     assert details.extra["action"] == "set_type"
     assert details.extra["previous_cell_type"] == "markdown"
     result = await built.execute(ExecControl())
-    assert result.text == ("Changed cell intro in nb.ipynb from markdown to code; it keeps its "
-                           "id.")
+    assert result.text.startswith("Changed cell intro in nb.ipynb from markdown to code; it keeps "
+                                  "its id.\n\nRead back: cell intro (position 0, a code cell)")
     cell = cells(path)[0]
     assert cell["id"] == "intro" and cell["cell_type"] == "code" and cell["outputs"] == []
     both = await edit(ctx, {"notebook_path": "nb.ipynb", "cell_id": "show",
@@ -493,3 +499,31 @@ async def test_read_cache_stays_fresh_and_non_text(ctx: ToolContext, tmp_path: P
     assert cache.check(path) == "fresh"
     answer = check_prior_read(cache, path, "editing")
     assert not answer.ok and "notebook_edit" in answer.message
+
+
+
+class _Mangling(MemoryNotebook):
+    """A live notebook whose frontend stores something else than it was sent (a collaborator
+    typing in the cell at the same moment, a frontend that rewrites the text)."""
+
+    async def replace_source(self, cell_id: str, source: str, *, clear_outputs: bool) -> None:
+        await super().replace_source(cell_id, source.upper(), clear_outputs=clear_outputs)
+
+
+async def test_the_result_says_what_the_notebook_holds_not_what_was_sent(
+        ctx: ToolContext) -> None:
+    doc = _Mangling([CellData("c1", "code", "x = 1", {}, [], 1)])
+    ctx.services[NotebookProvider] = Provider(doc, ctx.cwd)
+    await read(ctx, "/nb/live.ipynb")
+    result = await edit(ctx, {"cell_id": "c1", "new_source": "x = 2"})
+    assert result.text.endswith("Read back: cell c1 (position 0, a code cell) does not hold "
+                                "what was written; it holds:\n```\nX = 2\n```"), result.text
+
+
+async def test_a_long_cell_read_back_is_named_by_its_ends(ctx: ToolContext) -> None:
+    live(ctx)
+    await read(ctx, "/nb/live.ipynb")
+    source = "\n".join(f"line_{n} = {n}" for n in range(200))
+    result = await edit(ctx, {"cell_id": "c1", "new_source": source})
+    assert result.text.endswith("Read back: cell c1 (position 1, a code cell) now holds the 200 "
+                                "lines written, from `line_0 = 0` to `line_199 = 199`.")

@@ -374,3 +374,63 @@ async def test_unknown_schemes_are_refused_up_front(ctx: ToolContext) -> None:
     result = await read(ctx, "nope://thing")
     assert code(result) == ErrorCode.INVALID_TOOL_PARAMS and "Unknown URL scheme" in result.text
     assert isinstance(ctx.service(URLRouter), URLRouter)
+
+
+# -- large files, read in chunks ------------------------------------------------------------------
+
+STREAMED_READS: list[tuple[str, dict[str, Any]]] = [
+    ("big.txt", {}), ("big.txt", {"offset": 4990}), ("big.txt", {"offset": 7, "limit": 3}),
+    ("big.txt:-30", {}), ("big.txt:10-20,4000-4005", {}), ("big.txt:4999-", {}),
+    ("big.txt", {"offset": 9000}), ("big.txt", {"limit": 100_000}), ("big.txt:raw", {}),
+    ("crlf.txt:-3", {}), ("crlf.txt", {"offset": 2}),
+]
+
+
+@pytest.mark.parametrize(("file_path", "kw"), STREAMED_READS)
+async def test_a_large_file_reads_the_same_in_chunks(file_path: str, kw: dict[str, Any],
+                                                     tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.tools import read_file as module
+    (tmp_path / "big.txt").write_text("".join(f"{i} " + "w" * (i % 300) + "\n"
+                                              for i in range(1, 5001)))
+    (tmp_path / "crlf.txt").write_bytes(b"first\r\n" + b"z" * 3000 + b"\r\nlast")
+    results = []
+    for threshold in (math.inf, 0):
+        monkeypatch.setattr(module, "STREAM_BYTES", threshold)
+        fresh = ToolContext(cwd=tmp_path)
+        result = await read(fresh, file_path, **kw)
+        entry = cache(fresh).entry(tmp_path / file_path.split(":", maxsplit=1)[0])
+        results.append((result.text, code(result), entry and (
+            entry.digest, entry.last_read_was_full)))
+    assert results[0] == results[1]
+    assert results[0][0]
+
+
+async def test_a_large_file_keeps_only_the_lines_shown(tmp_path: Path, ctx: ToolContext,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.fs import lines as lines_module
+    kept: list[int] = []
+    real = lines_module.pick_lines
+
+    def counting(f: Any, scan: Any, wanted: set[int]) -> dict[int, str]:
+        kept.append(len(wanted))
+        return real(f, scan, wanted)
+
+    monkeypatch.setattr("agent_ext.tools.read_file.pick_lines", counting)
+    (tmp_path / "huge.log").write_bytes(b"entry\n" * 600_000)
+    tail = await read(ctx, "huge.log:-5")
+    assert tail.text.startswith("599996\tentry") and tail.text.endswith("600000\tentry")
+    whole = await read(ctx, "huge.log")
+    assert "up to line 2000 of 600000" in whole.text and "offset=2001" in whole.text
+    assert max(kept) <= DEFAULT_LIMIT + 1
+
+
+async def test_a_text_file_over_the_limit_is_refused_with_shell_hints(
+        ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_ext.tools import read_file as module
+    monkeypatch.setattr(module, "MAX_TEXT_BYTES", 2 * 2**20)
+    (tmp_path / "huge.log").write_bytes(b"line\n" * 600_000)
+    result = await read(ctx, "huge.log")
+    assert code(result) == ErrorCode.READ_CONTENT_FAILURE
+    assert "2.9 MB, over the 2 MB limit" in result.text and "tail" in result.text
+    assert cache(ctx).check(tmp_path / "huge.log") == "unknown"

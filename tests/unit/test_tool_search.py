@@ -9,6 +9,8 @@ import re
 import time
 from typing import Any
 
+import pytest
+
 from agent_ext.core import ErrorCode, ExecControl, FunctionTool, Registry, ToolContext, ToolResult
 from agent_ext.tools import register_builtins
 from agent_ext.tools.tool_search import MAX_QUERY_WORDS, bounded_query
@@ -176,3 +178,26 @@ async def test_a_huge_repeated_query_does_not_stall_the_loop() -> None:
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert not result.is_error, result.text
     assert max(gaps, default=0) < 0.1
+
+
+async def test_even_a_short_search_runs_off_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first search of a session builds the index, so no search runs on the loop."""
+    import threading
+    reg = Registry()
+    register_builtins(reg)
+    reg.register_external("srv", FunctionTool(lambda **kw: "", name="send_mail",
+                                              description="send an email",
+                                              parameters={"type": "object", "properties": {}}))
+    threads: list[threading.Thread] = []
+    real = reg.search
+
+    def recording(*args: Any, **kw: Any) -> Any:
+        threads.append(threading.current_thread())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(reg, "search", recording)
+    invocation = reg.get("tool_search").build({"query": "email"}, ToolContext(registry=reg))
+    assert not isinstance(invocation, ToolResult)
+    result = await invocation.execute(ExecControl())
+    assert "send_mail" in result.text
+    assert threads and threads[0] is not threading.main_thread()

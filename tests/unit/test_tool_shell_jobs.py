@@ -229,3 +229,24 @@ def test_the_job_time_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> 
     assert job_time_limit() is None
     monkeypatch.setenv("AGENT_EXT_SHELL_JOB_LIMIT", "90")
     assert job_time_limit() == 90
+
+
+async def test_a_flooding_job_is_read_slowly_past_its_log_cap(
+        ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the cap only a rolling end is kept, so the job is read at a bounded pace: the
+    command waits on its pipe instead of keeping the cores (and the event loop) busy."""
+    monkeypatch.setenv("AGENT_EXT_SHELL_LOG_MB", "1")
+    job_id = await start(ctx, "yes flood-line")
+    job = ShellJobs.of(ctx).get(job_id)
+    assert job is not None
+    for _ in range(200):
+        if job.log.capped:
+            break
+        await asyncio.sleep(0.05)
+    assert job.log.capped
+    before = job.log.total
+    await asyncio.sleep(1.0)
+    read = job.log.total - before
+    assert 0 < read < 8 * 2**20, read  # unpaced, yes writes hundreds of MB a second
+    assert job.log.tail(100).endswith("flood-line\n")
+    assert job.state is JobState.RUNNING

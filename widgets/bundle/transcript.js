@@ -659,6 +659,15 @@ const TODO_TEXT = { pending: "to do", in_progress: "in progress", completed: "do
  */
 
 /**
+ * A notice's text with `backticked` commands as code, so what to type stands out.
+ * @param {string} text
+ * @returns {(string | HTMLElement)[]}
+ */
+export function noticeParts(text) {
+  return text.split(/`([^`\n]+)`/).map((piece, i) => (i % 2 ? h("code", {}, piece) : piece));
+}
+
+/**
  * "Read 4 files, ran 2 searches".
  * @param {TranscriptItem[]} members
  * @returns {string}
@@ -699,8 +708,23 @@ function toolSummary(item) {
     h("span", { class: `ae-badge ae-status ae-status-${status}` }, STATUS_TEXT[status] ?? status),
     h("code", { class: "ae-tool-name" }, item.name ?? "tool"),
     item.title && item.title !== item.name ? h("span", { class: "ae-tool-title" }, item.title) : null,
+    item.allowed ? h("span", { class: "ae-allowed" }, item.allowed) : null,
     item.seconds !== undefined ? h("span", { class: "ae-muted ae-duration" }, duration(item.seconds)) : null,
   ].filter((n) => n !== null);
+}
+
+/**
+ * A unified diff as a block with added and removed lines marked.
+ * @param {string} text
+ * @returns {HTMLElement}
+ */
+function diffBlock(text) {
+  const lines = text.replace(/\n$/, "").split("\n").map((line) => {
+    const kind = line.startsWith("+++") || line.startsWith("---") ? "file"
+      : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx";
+    return h("span", { class: `ae-diffline ae-diffline-${kind}` }, line + "\n");
+  });
+  return h("pre", { class: "ae-code ae-tool-diff" }, ...lines);
 }
 
 /**
@@ -712,6 +736,7 @@ function toolBody(item) {
   /** @type {Node[]} */
   const out = [];
   if (item.reason) out.push(h("div", { class: "ae-tool-reason" }, h("span", { class: "ae-muted" }, "Asked you because: "), item.reason));
+  if (item.diff) out.push(h("div", { class: "ae-label ae-muted" }, "What changed"), diffBlock(item.diff));
   if (item.todos && item.todos.length) out.push(todoList(item.todos));
   else if (item.args) out.push(h("div", { class: "ae-label ae-muted" }, "Arguments"), codeBlock(item.args, "json"));
   if (item.output) out.push(h("div", { class: "ae-label ae-muted" }, "Output so far"), h("pre", { class: "ae-code ae-output" }, item.output));
@@ -744,7 +769,7 @@ function paint(node, item) {
     }
     case "notice":
       node.className = `ae-notice ae-notice-${item.level ?? "info"}`;
-      replace(node, item.text ?? "");
+      replace(node, ...noticeParts(item.text ?? ""));
       return;
     case "run":
       replace(node, h("span", { class: "ae-muted" }, "agent_ext"), item.model ? h("span", { class: "ae-badge" }, item.model) : null);

@@ -108,27 +108,36 @@ function actionLabel(extra, hunks) {
   return null;
 }
 
+/** The DOM event the notebook bridge answers by scrolling to a cell and marking it. */
+export const REVEAL_EVENT = "agent-ext:reveal-cell";
+
 /**
- * The card's target line: the label the kernel gives (e.g. "cell 5 · [12] · `df = …`"), else
- * the cell id or the file path, then the cell type and the notebook.
- * @param {Record<string, any>} extra @param {string | null} path
- * @returns {(Node | null)[]}
+ * The edited cell as the user sees it ("cell 5 · [12] · `df = …`"), its type and notebook, and
+ * a link that scrolls the live notebook to it (cell ids stay out of sight, in the tooltip).
+ * @param {Record<string, any>} extra
+ * @returns {Node[]}
  */
-export function targetNodes(extra, path) {
-  /** @type {(Node | null)[]} */
-  const nodes = [];
-  const label = typeof extra["label"] === "string" && extra["label"] ? extra["label"] : null;
-  if (extra["cell_id"] != null || extra["cell_type"] != null) {
-    if (label) nodes.push(h("span", { class: "ae-target" }, label));
-    else if (extra["cell_id"] != null) nodes.push(h("span", { class: "ae-target" }, "cell ", h("code", null, String(extra["cell_id"]))));
-    if (extra["cell_type"]) nodes.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
-    if (extra["notebook"]) nodes.push(h("code", { class: "ae-muted" }, String(extra["notebook"])));
-  } else if (label) {
-    nodes.push(h("span", { class: "ae-target" }, label));
-  } else if (path) {
-    nodes.push(h("code", { class: "ae-target" }, path));
+export function cellTarget(extra) {
+  const id = extra["cell_id"] != null ? String(extra["cell_id"]) : null;
+  const label = String(extra["cell_label"] ?? (id ? `cell ${id}` : "cell"));
+  /** @type {Node[]} */
+  const out = [h("span", { class: "ae-target", title: id ? `cell id ${id}` : null }, label)];
+  if (extra["cell_type"]) out.push(h("span", { class: "ae-badge" }, String(extra["cell_type"])));
+  if (extra["notebook"]) {
+    const notebook = String(extra["notebook"]);
+    out.push(h("code", { class: "ae-muted", title: notebook }, notebook.split(/[\\/]/).pop() || notebook));
   }
-  return nodes;
+  if (id && String(extra["action"] ?? "") !== "insert") {
+    const link = h("a", { class: "ae-cell-link", href: "#", title: "Scroll the notebook to this cell" }, "show cell");
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      const shown = !link.dispatchEvent(new CustomEvent(REVEAL_EVENT, { bubbles: true, cancelable: true, detail: { cellId: id } }));
+      link.title = shown ? "Scroll the notebook to this cell"
+        : "This page cannot scroll to the cell: the agent-ext extension is not running here";
+    });
+    out.push(link);
+  }
+  return out;
 }
 
 /**
@@ -185,7 +194,13 @@ function card(request, host, ctx) {
   // -- header ---------------------------------------------------------------------------------
   const statsEl = h("span", { class: "ae-stats" });
   const action = actionLabel(extra, hunks);
-  const target = targetNodes(extra, path);
+  /** @type {(Node | null)[]} */
+  const target = [];
+  if (extra["cell_id"] != null || extra["cell_type"] != null) {
+    target.push(...cellTarget(extra));
+  } else if (path) {
+    target.push(h("code", { class: "ae-target" }, path));
+  }
   if (action) target.push(h("span", { class: action.startsWith("delete") ? "ae-badge ae-badge-error" : "ae-badge ae-badge-ok" }, action));
   const title = String(details["title"] || `Allow ${tool}?`);
   const header = h("div", { class: "ae-confirm-header" },

@@ -74,6 +74,8 @@ interface TranscriptItem {
   output?: string;
   error?: string;
   reason?: string;
+  allowed?: string;
+  diff?: string;
   group?: "read" | "search";
   todos?: TodoEntry[];
 }

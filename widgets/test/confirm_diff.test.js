@@ -245,6 +245,27 @@ describe("confirm_diff", () => {
       extra: { cell_id: "a1b2", cell_type: "code", notebook: "analysis.ipynb" },
     }));
     expect(el.querySelector(".ae-target")?.textContent).toBe("cell a1b2");
+    const labelled = setup(editRequest({
+      file_path: "analysis.ipynb", original: "x = 1", proposed: "x = 2",
+      extra: { cell_id: "8c4b6d65-75f6", cell_label: "cell 5 \u00b7 [12] \u00b7 `x = 1`", cell_type: "code" },
+    }));
+    const shown = labelled.el.querySelector(".ae-target");
+    expect(shown?.textContent).toBe("cell 5 \u00b7 [12] \u00b7 `x = 1`");
+    expect(shown?.getAttribute("title")).toBe("cell id 8c4b6d65-75f6");
+    /** @type {string[]} */
+    const asked = [];
+    labelled.el.addEventListener("agent-ext:reveal-cell", (event) => {
+      asked.push(/** @type {CustomEvent} */ (event).detail.cellId);
+      event.preventDefault();
+    });
+    const link = /** @type {HTMLElement} */ (labelled.el.querySelector(".ae-cell-link"));
+    link.click();
+    expect(asked).toEqual(["8c4b6d65-75f6"]);
+    expect(link.title).toBe("Scroll the notebook to this cell");
+    const alone = setup(editRequest({ original: "a", proposed: "b", extra: { cell_id: "q1" } }));
+    const unanswered = /** @type {HTMLElement} */ (alone.el.querySelector(".ae-cell-link"));
+    unanswered.click();
+    expect(unanswered.title).toContain("extension is not running here");
     expect(Array.from(el.querySelectorAll(".ae-badge")).map((b) => b.textContent)).toContain("code");
     const added = setup(editRequest({
       file_path: "analysis.ipynb", original: "", proposed: "# Results\n\nIt **works**.",

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import widget, { targetNodes } from "../bundle/confirm_diff.js";
+import widget from "../bundle/confirm_diff.js";
 import { buttonNamed, decisions, fakeModel, mount, press } from "./fake_model.js";
 
 /** @param {string} id @param {string} cell */
@@ -97,14 +97,6 @@ describe("confirm_diff group", () => {
     expect(outcomes[0]).toContain("You approved this.");
     expect(outcomes[1]).toContain("Withdrawn: no page showed this request");
     expect(outcomes[2]).toContain("Withdrawn: no page showed this request");
-  });
-
-  it("names the target by the label the kernel gives, else by cell id or path", () => {
-    const text = (/** @type {(Node | null)[]} */ nodes) => nodes.map((n) => n?.textContent).join(" | ");
-    expect(text(targetNodes({ cell_id: "8c4b", cell_type: "code", label: "cell 5 \u00b7 [12]" }, null)))
-      .toBe("cell 5 \u00b7 [12] | code");
-    expect(text(targetNodes({ cell_id: "8c4b" }, null))).toBe("cell 8c4b");
-    expect(text(targetNodes({}, "src/a.py"))).toBe("src/a.py");
   });
 });
 

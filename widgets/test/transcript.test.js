@@ -139,6 +139,27 @@ describe("transcript", () => {
     expect(el.querySelector(".ae-log")?.getAttribute("aria-busy")).toBe("false");
   });
 
+  it("shows how to choose a model as a setup notice with the commands as code", () => {
+    const { el } = setup([
+      item({ id: 1, kind: "notice", level: "setup", text: "No model: type `%agent key openai`, then `%agent model openai:gpt-4o`." }),
+    ]);
+    const node = nodeOf(el, 1);
+    expect(node.className).toBe("ae-notice ae-notice-setup");
+    expect(Array.from(node.querySelectorAll("code")).map((c) => c.textContent)).toEqual(["%agent key openai", "%agent model openai:gpt-4o"]);
+    expect(node.textContent).toBe("No model: type %agent key openai, then %agent model openai:gpt-4o.");
+  });
+
+  it("shows an edit a mode allowed with its line in the summary and its diff in the closed card", () => {
+    const { el } = setup([
+      item({ id: 1, kind: "tool", name: "edit", status: "done", title: "edit src/calc.py", allowed: "allowed by mode acceptEdits", diff: "--- a\n+++ b\n@@ -1 +1 @@\n-a - b\n+a + b\n" }),
+    ]);
+    const card = /** @type {HTMLDetailsElement} */ (nodeOf(el, 1));
+    expect(card.open).toBe(false);
+    expect(card.querySelector("summary .ae-allowed")?.textContent).toBe("allowed by mode acceptEdits");
+    expect(Array.from(card.querySelectorAll(".ae-diffline-add")).map((n) => n.textContent)).toEqual(["+a + b\n"]);
+    expect(card.querySelector(".ae-diffline-del")?.textContent).toBe("-a - b\n");
+  });
+
   it("shows denials, errors and live output on tool cards", () => {
     const { el } = setup([
       item({ id: 1, kind: "tool", name: "bash", status: "denied", error: "The user rejected bash: rm -rf /", reason: "rm is not allowed" }),

@@ -237,7 +237,8 @@ def diff_text(request: ApprovalRequest) -> str:
 def card_html(request: ApprovalRequest, outcome: str) -> str:
     """One request and its outcome as plain HTML (the static fallback of a card)."""
     details = request.details
-    target = details.extra.get("label") or details.file_path or details.extra.get("cell_id") or ""
+    extra = details.extra
+    target = extra.get("cell_label") or details.file_path or extra.get("cell_id") or ""
     parts = [
         f"<p><strong>{esc(details.title or f'Allow {request.tool_name}?')}</strong> "
         f"<code>{esc(request.tool_name)}</code>"

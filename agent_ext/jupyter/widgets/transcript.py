@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from agent_ext.core import Registry
 
 PREVIEW_CHARS = 1500
+#: Characters kept of the diff of an edit a mode or rule allowed.
+DIFF_CHARS = 20_000
 OUTPUT_TAIL_CHARS = 2000
 ARGS_CHARS = 600
 TITLE_CHARS = 200
@@ -146,6 +149,10 @@ class TranscriptWidget(Widget):
                 return True
         elif isinstance(event, ev.ToolCallFinished):
             self._call_finished(event)
+        elif isinstance(event, ev.CallAllowed):
+            item = self._tool_item(event.call_id, event.tool_name, "")
+            item["allowed"] = cut(event.reason, 300)
+            self._touch(item)
         elif isinstance(event, ev.ApprovalRequested):
             item = self._tool_item(event.request.call_id, event.request.tool_name,
                                    event.request.details.summary)
@@ -160,7 +167,7 @@ class TranscriptWidget(Widget):
             self.usage = self._usage(event.total.input_tokens, event.total.output_tokens,
                                      estimated=event.estimated)
         elif isinstance(event, ev.Notice):
-            level = event.level if event.level in ("info", "warning", "error") else "info"
+            level = event.level if event.level in ("info", "setup", "warning", "error") else "info"
             self._add({"kind": "notice", "level": level, "text": cut(event.text, 2000)})
         elif isinstance(event, ev.RunFinished):
             self.finish(event.result)
@@ -188,6 +195,9 @@ class TranscriptWidget(Widget):
             item.pop("output", None)
             item["status"] = "done"
             item["preview"] = cut(result.text, PREVIEW_CHARS)
+            diff = result.display if isinstance(result.display, str) else ""
+            if item.get("allowed") and diff.startswith("--- "):
+                item["diff"] = cut(diff, DIFF_CHARS)  # what ran unasked, to check afterwards
         else:
             item["status"] = {ErrorCode.EXECUTION_DENIED: "denied",
                               ErrorCode.EXECUTION_CANCELLED: "cancelled"}.get(result.error.code,
@@ -303,7 +313,9 @@ class TranscriptWidget(Widget):
             text = esc(item.get("text", ""))
             return f"<details><summary>Reasoning</summary><pre>{text}</pre></details>"
         if kind == "notice":
-            return f"<p><em>{esc(item.get('text', ''))}</em></p>"
+            text = re.sub(r"`([^`\n]+)`", r"<code>\1</code>", esc(item.get("text", "")))
+            return f"<p><strong>{text}</strong></p>" if item.get("level") == "setup" else (
+                f"<p><em>{text}</em></p>")
         if kind == "run":
             return f"<p><small>agent_ext · {esc(item.get('model', ''))}</small></p>"
         status = _STATUS_TEXT.get(str(item.get("status")), str(item.get("status")))
@@ -314,11 +326,14 @@ class TranscriptWidget(Widget):
             marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
             body = "<ul>" + "".join(f"<li>{marks.get(t['status'], '[ ]')} {esc(t['content'])}</li>"
                                     for t in item["todos"]) + "</ul>"
+        if item.get("diff"):
+            body += f"<pre>{esc(item['diff'])}</pre>"
         detail = item.get("error") or item.get("preview")
         if detail:
             body += f"<pre>{esc(detail)}</pre>"
+        allowed = f" · {esc(item['allowed'])}" if item.get("allowed") else ""
         return (f"<details><summary>[{esc(status)}] <code>{esc(item.get('name', ''))}</code> "
-                f"{esc(item.get('title', ''))}{esc(seconds)}</summary>{body}</details>")
+                f"{esc(item.get('title', ''))}{allowed}{esc(seconds)}</summary>{body}</details>")
 
     def _footer(self) -> str:
         parts = [{"running": "Running", "done": "Done", "error": "Stopped by an error",

@@ -8,6 +8,7 @@ clear a code cell's stale outputs, and count as read.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -16,7 +17,7 @@ from agent_ext.notebook.document import NotebookError, NotebookSnapshot
 from agent_ext.notebook.edits import EditRequest, apply_edit, plan_edit
 from agent_ext.notebook.ids import resolve_cell
 from agent_ext.notebook.reading import sync_read_cache
-from agent_ext.notebook.session import current_notebook, notebook_reads
+from agent_ext.notebook.session import current_notebook, notebook_changes, notebook_reads
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
 
@@ -68,7 +69,8 @@ class CellScheme(SchemeBase):
             snapshot = await doc.read()
             plan = plan_edit(snapshot, EditRequest("replace", _ref(url), text), reads,
                              address="nb://")
-            await apply_edit(doc, plan, reads)
+            name = Path(doc.path).name if doc.path else "the current notebook"
+            await apply_edit(doc, plan, reads, changes=notebook_changes(self.ctx), notebook=name)
         except NotebookError as err:
             raise url_error(err) from None
         sync_read_cache(self.ctx, doc)
