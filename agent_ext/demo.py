@@ -56,7 +56,7 @@ async def main() -> None:
     script = ScriptedModel([
         call("tool_search", {"query": "what time is it"}, id="c1"),
         call("current_time", {"tz_offset_hours": "9"}, id="c2"),
-        "It is the time shown above in Tokyo (UTC+9).",
+        "For the team it is the date and hour shown above (UTC+9).",
     ], label="demo replay")
     agent = Agent(script, plugins=False)
     agent.registry.register(current_time)
@@ -78,7 +78,7 @@ async def main() -> None:
     print(bad.error)
 
     _banner("A scripted run (demo replay, no model provider involved)")
-    run = await agent.run("What time is it in Tokyo?")
+    run = await agent.run("Our team works at UTC+9: what is the date and hour there?")
     for c, r in run.tool_calls:
         print(f"{c.name}({c.arguments}) -> {r.text.splitlines()[0]}")
     print("final answer:", run.text)
