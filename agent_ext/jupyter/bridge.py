@@ -96,8 +96,8 @@ class BridgeProvider:
             return
         self._noticed = True
         where = f"go to {path} on disk" if path else "cannot reach the notebook"
-        self._notify(f"[agent_ext] Notebook edits {where}: {why} Until then, File > Reload "
-                     "Notebook from Disk shows the agent's edits.")
+        self._notify(f"[agent_ext] Notebook edits {where}: {why} Where the notebook is open "
+                     "in a browser, File > Reload Notebook from Disk shows the agent's edits.")
 
 
 class PreferLive:
