@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parents[1] / "agent_ext" / "core" / "search" / "static_embeddings.npz"
+OUT = Path(__file__).resolve().parents[1] / "agent_ext/core/search/static_embeddings.npz"
 # 256 dimensions keep the encoder's ranking; fewer lose it, more only add size.
 DIMENSIONS = 256
 BATCH = 512

@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import threading
 import unicodedata
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ class StaticEncoder:
         try:
             with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
                 pieces, vectors, scale = saved["pieces"], saved["vectors"], saved["scale"]
-        except (OSError, ValueError, KeyError, EOFError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise TableError(f"cannot read the embedding table {path}: {exc}. "
                              "Reinstall agent-ext") from exc
         if vectors.ndim != 2 or len(pieces) != len(vectors) or len(scale) != len(vectors):

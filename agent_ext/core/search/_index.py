@@ -37,7 +37,7 @@ K1 = 1.2
 # parameter names only hint.
 FIELDS: Mapping[str, tuple[float, float]] = {
     "name": (3.0, 0.5),
-    "server": (2.0, 0.0),
+    "server": (5.0, 0.0),
     "description": (1.0, 0.75),
     "parameters": (0.5, 0.5),
 }
@@ -48,6 +48,9 @@ TYPO = 0.8
 COMPOUND = 0.9
 PREFIX = 0.7
 SKELETON = 0.6
+# Typos in short words rarely hit the first letter, and changing it there mostly makes another
+# word ("will" and "kill"): below this length a correction keeps the first letter.
+FIRST_LETTER_FREE = 6
 # A widening rule proposes at most this many terms per query word, the rarest first: a short
 # prefix or skeleton can fit dozens of words, and most of them are noise.
 MAX_CANDIDATES = 4
@@ -103,7 +106,8 @@ def terms_of(words: Iterable[str]) -> list[str]:
     return [stem(w) for w in words if w not in STOPWORDS]
 
 
-def bm25f_weights(fields: Mapping[str, list[str]], avg_len: Mapping[str, float]) -> dict[str, float]:
+def bm25f_weights(fields: Mapping[str, list[str]],
+                  avg_len: Mapping[str, float]) -> dict[str, float]:
     """Each term's saturated BM25F frequency in one tool, in [0, 1): the field-weighted,
     length-normalised count ``t`` turned into ``t / (K1 + t)``."""
     counts: dict[str, float] = defaultdict(float)
@@ -169,7 +173,8 @@ class SearchIndex:
                     self._deletions[key].append(w)
         limit = 2 if len(word) >= 8 else 1
         near = {w for key in deletions(word) for w in self._deletions.get(key, ())}
-        return [self._raw[w] for w in near if edit_distance_within(word, w, limit)]
+        return [self._raw[w] for w in near if edit_distance_within(word, w, limit)
+                and (len(word) >= FIRST_LETTER_FREE or w[0] == word[0])]
 
     def prefix_terms(self, word: str) -> list[str]:
         """Catalogue terms of words that ``word`` (three letters or more) begins."""

@@ -19,7 +19,8 @@ STOPWORDS = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "did", "do", "does", "for",
     "from", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
     "please", "should", "some", "that", "the", "their", "them", "these", "this", "those", "to",
-    "us", "via", "want", "was", "we", "were", "what", "which", "with", "would", "you", "your",
+    "us", "via", "want", "was", "we", "were", "what", "which", "will", "with", "would", "you",
+    "your", "shall", "may", "might", "must",
 ))
 
 # Each line: the full word first, then the short forms and spelling variants that mean it.
@@ -144,6 +145,7 @@ ABBREVIATIONS = (
     "catalog catalogue",
     "canceled cancelled",
     "labeled labelled",
+    "direct_message dm",
     "two_factor 2fa mfa",
     "one_time_password otp",
 )
@@ -151,12 +153,12 @@ ABBREVIATIONS = (
 # The verbs tool APIs name their operations with, each line one operation: a query's verb
 # also reaches its operation's other verbs (a request to "remove" a thing finds "delete").
 ACTION_VERBS = (
-    "create add new make insert register open",
+    "create add new make insert",
     "get fetch read retrieve show view display lookup",
-    "list enumerate browse",
+    "list enumerate browse show view display",
     "update edit modify change set rename patch",
     "delete remove drop erase destroy discard",
-    "search find query lookup",
+    "search find query lookup grep",
     "run execute trigger invoke launch",
     "start begin resume",
     "stop end halt cancel abort terminate kill",
@@ -167,6 +169,9 @@ ACTION_VERBS = (
     "copy duplicate clone",
     "move transfer",
     "write save store",
+    "restart reboot reload",
+    "reply respond answer",
+    "tag label",
 )
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
@@ -197,7 +202,10 @@ def abbreviation_table() -> dict[str, tuple[str, ...]]:
         full, *shorts = line.split()
         parts = tuple(stem(p) for p in full.split("_"))
         for short in shorts:
-            table["".join(stem(p) for p in short.split("_"))] = parts
+            # Short forms take a plain plural ``s`` (``prs``, ``txns``), which stemming
+            # leaves on words this short.
+            for form in (short, short + "s"):
+                table.setdefault("".join(stem(p) for p in form.split("_")), parts)
     return table
 
 
