@@ -63,9 +63,9 @@ ACTION = 0.8
 # with: the score grows by up to this share with the fraction of the name's terms matched.
 NAME_COVERAGE = 0.25
 # A query without an action verb (a thing named on its own) mostly asks to see it: the
-# reading verbs join the query at this sureness, listing ones at twice it for a plural.
+# reading verbs (get, search, list) join the query at this sureness, list at twice it for a
+# plural.
 IMPLIED_READ = 0.15
-READ_VERBS = ("get", "list", "search")
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
