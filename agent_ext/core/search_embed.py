@@ -49,26 +49,12 @@ def table_file() -> Path:
     return Path(__file__).parent / "search" / TABLE_NAME
 
 
-def basic_words(text: str) -> list[str]:
-    """The encoder's pre-tokenisation: lowercase, accents stripped, words and single
-    punctuation marks apart."""
-    text = unicodedata.normalize("NFD", text.lower())
-    out: list[str] = []
-    word: list[str] = []
-    for ch in text:
-        if unicodedata.category(ch) == "Mn":
-            continue
-        if ch.isalnum():
-            word.append(ch)
-            continue
-        if word:
-            out.append("".join(word))
-            word = []
-        if not ch.isspace():
-            out.append(ch)
-    if word:
-        out.append("".join(word))
-    return out
+def strip_accents(text: str) -> str:
+    """The text with accents dropped (``café`` -> ``cafe``), as the encoder's tokenizer does."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text)
+                   if unicodedata.category(c) != "Mn")
 
 
 def word_pieces(word: str, vocab: dict[str, int]) -> list[int]:
@@ -107,13 +93,22 @@ class StaticEncoder:
             raise TableError(f"the embedding table {path} is damaged. Reinstall agent-ext")
         self._np = np
         self._vocab = {str(p): i for i, p in enumerate(pieces.tolist())}
-        self._vectors = vectors.astype(np.float32) * scale[:, None]
+        self._vectors = vectors
+        self._scale = scale.astype(np.float32)
+        self._words: dict[str, list[int]] = {}
         self.dimensions = int(vectors.shape[1])
 
     def pieces(self, text: str) -> list[int]:
         """The table rows of the text's word pieces; identifiers are split into words first."""
-        return [i for w in basic_words(" ".join(split_words(text)) or text)
-                for i in word_pieces(w, self._vocab)]
+        ids: list[int] = []
+        for word in split_words(strip_accents(text)):
+            known = self._words.get(word)
+            if known is None:
+                known = word_pieces(word, self._vocab)
+                if len(self._words) < 1 << 16:
+                    self._words[word] = known
+            ids.extend(known)
+        return ids
 
     def encode(self, texts: list[str]) -> Any:
         """One unit row per text (zeros for a text with no known piece)."""
@@ -122,7 +117,7 @@ class StaticEncoder:
         for row, text in enumerate(texts):
             ids = self.pieces(text)
             if ids:
-                v = self._vectors[ids].mean(axis=0)
+                v = (self._vectors[ids] * self._scale[ids, None]).mean(axis=0)
                 norm = float(np.linalg.norm(v))
                 if norm > 0:
                     out[row] = v / norm

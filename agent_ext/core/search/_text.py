@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
-
 # Words that say nothing about which tool is meant. Kept short: a tool may well be about
 # "all" or "new" things.
 STOPWORDS = frozenset((
@@ -176,7 +174,8 @@ ACTION_VERBS = (
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[a-z0-9]+")
-_STEMMER = snowballstemmer.stemmer("english")
+_VOWELS = frozenset("aeiouy")
+_NO_UNDOUBLE = frozenset("lsz")
 
 
 def split_words(text: str) -> list[str]:
@@ -185,13 +184,47 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(_CAMEL.sub(" ", text).lower())
 
 
+def _undouble(word: str) -> str:
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in _NO_UNDOUBLE | _VOWELS:
+        return word[:-1]
+    return word
+
+
+def _strip_plural(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("es") and word[-3] in "sxz" and not word.endswith("ses"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _strip_derivation(word: str) -> str:
+    if word.endswith("ing") and len(word) >= 6 and set(word[:-3]) & _VOWELS:
+        return _undouble(word[:-3])
+    if word.endswith("ed") and len(word) >= 5 and set(word[:-2]) & _VOWELS:
+        return _undouble(word[:-2])
+    if word.endswith("tion") and len(word) >= 7:
+        return word[:-3]
+    if word.endswith("ment") and len(word) >= 9:
+        return word[:-4]
+    return word
+
+
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The English Snowball (Porter 2) stem; digits and words of three letters or fewer are
-    kept whole, as they are mostly names and abbreviations (``k8s``, ``api``, ``sql``)."""
+    """A light stem: a plural, ``-ing``, ``-ed``, ``-tion``, ``-ment`` and a final ``e`` folded
+    away, so every form of a word lands on one term. Digits and words of three letters or fewer
+    are kept whole, as they are mostly names and abbreviations (``k8s``, ``api``, ``sql``)."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    return str(_STEMMER.stemWord(word))
+    word = _strip_derivation(_strip_plural(word))
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
 
 
 def abbreviation_table() -> dict[str, tuple[str, ...]]:
