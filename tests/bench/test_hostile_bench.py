@@ -3,8 +3,8 @@ every call returns a bounded result or an error, nothing it started is left afte
 the figures (the longest event-loop stall and the peak memory during each call, targets 100 ms
 and 300 MB) are printed with the cases over a target flagged.
 
-The worker uses the pure-Python tool search, so that the embed extra's encoder, when installed,
-does not count in every later case's memory.
+The worker uses the pure-Python tool search, so that the embedding table, when numpy is
+installed, does not count in every later case's memory.
 """
 
 from __future__ import annotations

@@ -171,6 +171,14 @@ def test_each_rule_brings_its_tool_first(shop: SearchIndex, query: str, expected
     assert names(shop, query)[0] == expected
 
 
+def test_a_word_as_written_picks_between_singular_and_plural_names() -> None:
+    index = SearchIndex([mcp("desk", "get_parcel", "Get parcel."),
+                         mcp("desk", "get_parcels", "Get parcels.")])
+    assert names(index, "desk parcels")[0] == "get_parcels"
+    assert names(index, "desk parcel")[0] == "get_parcel"
+    assert index.exact_forms(1, ["parcels", "now"]) == 0.5
+
+
 def test_the_server_name_and_its_initials_pick_the_server(shop: SearchIndex) -> None:
     assert names(shop, "acme ledger create")[0] == "create_invoice"
     assert names(shop, "al create")[0] == "create_invoice"

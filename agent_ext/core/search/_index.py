@@ -66,6 +66,10 @@ NAME_COVERAGE = 0.25
 # reading verbs (get, search, list) join the query at this sureness, list at twice it for a
 # plural.
 IMPLIED_READ = 0.15
+# A query word written exactly as in the name (``tickets`` for ``get_tickets``, not for
+# ``get_ticket``) says which of two tools differing in number or form is meant: the score grows
+# by up to this share with the fraction of query words found as written.
+EXACT_FORM = 0.1
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
@@ -139,11 +143,13 @@ class SearchIndex:
         avg = {f: sum(len(x[f]) for x in fields) / n if n else 0.0 for f in FIELDS}
         self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         self._name_terms: list[frozenset[str]] = []
+        self._name_words: list[frozenset[str]] = []
         self._raw: dict[str, str] = {}
         for i, (doc, tf) in enumerate(zip(self._docs, fields, strict=True)):
             for term, weight in bm25f_weights(tf, avg).items():
                 self._postings[term].append((i, weight))
             self._name_terms.append(frozenset(tf["name"]))
+            self._name_words.append(frozenset(tool_words(doc)["name"]))
             for words in tool_words(doc).values():
                 for w in words:
                     if w not in STOPWORDS and stem(w) in self._postings:
@@ -281,9 +287,16 @@ class SearchIndex:
             total = {d: s for d, s in total.items()
                      if all(self._name_terms[d] & qt.variants.keys() for qt in required)}
         asked = set().union(*(qt.variants for qt in terms))
+        written = [qt.raw for qt in terms]
         for doc in heapq.nlargest(RESCORED, total, key=total.__getitem__):
-            total[doc] *= 1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)
+            total[doc] *= (1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)
+                           + EXACT_FORM * self.exact_forms(doc, written))
         return total
+
+    def exact_forms(self, doc: int, written: list[str]) -> float:
+        """The fraction of the query's words that the tool's name has exactly as written."""
+        name = self._name_words[doc]
+        return sum(w in name for w in written) / len(written) if written else 0.0
 
     def name_coverage(self, doc: int, asked: set[str]) -> float:
         """The fraction of the tool's name terms among the query's terms."""
