@@ -12,7 +12,6 @@ Needs numpy (the ``embed`` extra); :func:`available` says whether it is there.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import threading
@@ -124,10 +123,23 @@ class StaticEncoder:
         return out
 
 
-@functools.cache
+_LOADING = threading.Lock()
+_DEFAULT: list[StaticEncoder] = []
+
+
 def default_encoder() -> StaticEncoder:
     """The shipped table, read once per process (every session agent shares it)."""
-    return StaticEncoder(table_file())
+    with _LOADING:
+        if not _DEFAULT:
+            _DEFAULT.append(StaticEncoder(table_file()))
+        return _DEFAULT[0]
+
+
+def _warm() -> None:
+    try:
+        default_encoder()
+    except Exception:  # noqa: BLE001  (the first search reports it and falls back)
+        return
 
 
 def doc_text(doc: SearchDoc) -> str:
@@ -170,12 +182,16 @@ class EmbeddingSearchIndex:
 
 class EmbeddingBackend:
     """A registry search backend building :class:`EmbeddingSearchIndex` with one shared
-    encoder, read on first use."""
+    encoder. Without an ``encoder`` given, the shipped table starts loading in a background
+    thread at once (importing numpy and reading it take a few hundred milliseconds), so it is
+    ready by the time a model first searches."""
 
     def __init__(self, encoder: StaticEncoder | None = None, weight: float = WEIGHT) -> None:
         self._encoder = encoder
         self._weight = weight
         self._lock = threading.Lock()
+        if encoder is None and not _DEFAULT:
+            threading.Thread(target=_warm, name="agent_ext-search-table", daemon=True).start()
 
     def __call__(self, docs: list[SearchDoc]) -> EmbeddingSearchIndex:
         with self._lock:

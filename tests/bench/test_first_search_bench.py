@@ -18,6 +18,6 @@ def test_the_first_search_answers_and_prints_nothing(capsys: pytest.CaptureFixtu
     figures = measure()
     with capsys.disabled():
         print("\n" + report(figures))
-    for name in ("pure", "semantic"):
+    for name in ("pure", "semantic cold", "semantic after a turn"):
         assert figures[name]["hits"] == 5, name
         assert figures[name]["other_output"] == 0, name

@@ -138,22 +138,19 @@ class SearchIndex:
 
     def __init__(self, docs: Iterable[SearchDoc]) -> None:
         self._docs = list(docs)
-        fields = [{f: terms_of(ws) for f, ws in tool_words(d).items()} for d in self._docs]
+        words = [tool_words(d) for d in self._docs]
+        fields = [{f: terms_of(ws) for f, ws in w.items()} for w in words]
         n = len(fields)
         avg = {f: sum(len(x[f]) for x in fields) / n if n else 0.0 for f in FIELDS}
         self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        self._name_terms: list[frozenset[str]] = []
-        self._name_words: list[frozenset[str]] = []
-        self._raw: dict[str, str] = {}
-        for i, (doc, tf) in enumerate(zip(self._docs, fields, strict=True)):
+        for i, tf in enumerate(fields):
             for term, weight in bm25f_weights(tf, avg).items():
                 self._postings[term].append((i, weight))
-            self._name_terms.append(frozenset(tf["name"]))
-            self._name_words.append(frozenset(tool_words(doc)["name"]))
-            for words in tool_words(doc).values():
-                for w in words:
-                    if w not in STOPWORDS and stem(w) in self._postings:
-                        self._raw.setdefault(w, stem(w))
+        self._name_terms = [frozenset(tf["name"]) for tf in fields]
+        self._name_words = [frozenset(w["name"]) for w in words]
+        # Every catalogue word as written, with its term: what typos and prefixes are matched to.
+        written = {w for ws in words for field in ws.values() for w in field}
+        self._raw = {w: stem(w) for w in written - STOPWORDS}
         self._idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5))
                      for t, p in self._postings.items()}
         self._deletions: dict[str, list[str]] | None = None
