@@ -189,6 +189,18 @@ def test_similarity_reaches_a_tool_that_shares_no_word(
     assert outcome.total_matches == 1
 
 
+def test_a_query_word_reaches_its_nearest_catalogue_words(
+        encoder: search_embed.StaticEncoder) -> None:
+    docs = [SearchDoc("mcp__weather__get_forecast", "Forecast.", server="weather"),
+            SearchDoc("mcp__chat__post_message", "Post a message.", server="chat")]
+    index = search_embed.NeighbourIndex(docs, encoder)
+    near = index.neighbours("umbrella")
+    assert set(near) >= {"forecast", "weather"} and "message" not in near
+    assert all(0 < v <= search_embed.NEIGHBOUR + 1e-6 for v in near.values())
+    assert index.variants("forecast")["forecast"] == 1.0  # its own word stays surest
+    assert [h.name for h in index.search("umbrella").hits][0] == "mcp__weather__get_forecast"
+
+
 def test_the_weight_sets_how_much_similarity_counts(
         encoder: search_embed.StaticEncoder) -> None:
     docs = [SearchDoc("mcp__chat__post_city", "Post a city.", server="chat"),

@@ -162,6 +162,10 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self._docs)
 
+    def catalogue_words(self) -> dict[str, str]:
+        """Every word of the tools as written (stopwords aside), with its term."""
+        return dict(self._raw)
+
     # -- widening rules, each from one query word to weighted catalogue terms ------------------
 
     def typo_terms(self, word: str) -> list[str]:
