@@ -97,7 +97,7 @@ class StaticEncoder:
                              "Reinstall agent-ext") from exc
         if vectors.ndim != 2 or len(pieces) != len(vectors) or len(scale) != len(vectors):
             raise TableError(f"the embedding table {path} is damaged. Reinstall agent-ext")
-        self._np = np
+        self.numpy = np
         self._vocab = {str(p): i for i, p in enumerate(pieces.tolist())}
         self._vectors = vectors
         self._scale = scale.astype(np.float32)
@@ -118,7 +118,7 @@ class StaticEncoder:
 
     def encode(self, texts: list[str]) -> Any:
         """One unit row per text (zeros for a text with no known piece)."""
-        np = self._np
+        np = self.numpy
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             ids = self.pieces(text)
@@ -177,7 +177,9 @@ class NeighbourIndex(SearchIndex):
             vec = self._encoder.encode([word])[0]
             if vec.any() and self._words:
                 sims = self._word_matrix @ vec
-                for i in sims.argsort()[::-1][:NEIGHBOURS].tolist():
+                np = self._encoder.numpy
+                best = np.argpartition(-sims, min(NEIGHBOURS, len(sims) - 1))[:NEIGHBOURS]
+                for i in best.tolist():
                     if sims[i] >= NEIGHBOUR_SIM and self._words[i] != word:
                         t = self._terms[self._words[i]]
                         near[t] = max(near.get(t, 0.0), NEIGHBOUR * float(sims[i]))

@@ -98,6 +98,7 @@ def test_ours_beats_the_seed_scorer_on_new_servers(
     assert ours.top5 > seed.top5
 
 
+@pytest.mark.timeout(900)  # five sets, four scorers each
 def test_ours_leads_bm25f_on_the_held_out_sets(capsys: pytest.CaptureFixture[str]) -> None:
     tallies = pooled(held_out_reports())
     with capsys.disabled():
