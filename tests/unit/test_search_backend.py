@@ -198,7 +198,7 @@ def test_a_query_word_reaches_its_nearest_catalogue_words(
     assert set(near) >= {"forecast", "weather"} and "message" not in near
     assert all(0 < v <= search_embed.NEIGHBOUR + 1e-6 for v in near.values())
     assert index.variants("forecast")["forecast"] == 1.0  # its own word stays surest
-    assert [h.name for h in index.search("umbrella").hits][0] == "mcp__weather__get_forecast"
+    assert index.search("umbrella").hits[0].name == "mcp__weather__get_forecast"
 
 
 def test_the_weight_sets_how_much_similarity_counts(
