@@ -21,9 +21,13 @@ from ._text import (
     STOPWORDS,
     abbreviation_table,
     action_table,
+    compact,
     deletions,
     edit_distance_within,
+    identifier_fragments,
+    initials,
     is_skeleton_of,
+    join_initials,
     split_words,
     stem,
 )
@@ -40,6 +44,7 @@ FIELDS: Mapping[str, tuple[float, float]] = {
     "server": (5.0, 0.0),
     "description": (1.0, 0.75),
     "parameters": (0.5, 0.5),
+    "initials": (3.0, 0.0),
 }
 # How sure each widening rule is, relative to the word itself (1.0). A typo or a glued
 # compound almost certainly means the catalogue word; a prefix or a skeleton may be one of
@@ -70,6 +75,9 @@ IMPLIED_READ = 0.15
 # ``get_ticket``) says which of two tools differing in number or form is meant: the score grows
 # by up to this share with the fraction of query words found as written.
 EXACT_FORM = 0.1
+# A query token written as an identifier that a tool's name contains (see
+# ``identifier_fragments``) all but names the tool: its score grows by this share.
+NAME_FRAGMENT = 1.0
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
@@ -88,13 +96,16 @@ class QueryTerm:
 
 def tool_words(doc: SearchDoc) -> dict[str, list[str]]:
     """A tool's words per field. The name loses an ``mcp__server__`` prefix, the server
-    field also holds the server's name glued (``googledrive``) and its initials (``gd``)."""
+    field also holds the server's name glued (``googledrive``) and its initials (``gd``); the
+    initials field holds the initials of neighbouring name words (``feature_flag``: ``#ff``),
+    marked so that only a query word the catalogue lacks reaches them."""
     tool = doc.name.split("__")[-1]
     server = split_words(doc.server or "")
     if len(server) > 1:
         server += ["".join(server), "".join(w[0] for w in server)]
     params = list(_parameter_names(doc.parameters))
-    return {"name": split_words(tool), "server": server,
+    name = split_words(tool)
+    return {"name": name, "server": server, "initials": ["#" + i for i in initials(name)],
             "description": split_words(f"{doc.description} {doc.search_hint}"),
             "parameters": [w for p in params for w in split_words(p)]}
 
@@ -148,8 +159,9 @@ class SearchIndex:
                 self._postings[term].append((i, weight))
         self._name_terms = [frozenset(tf["name"]) for tf in fields]
         self._name_words = [frozenset(w["name"]) for w in words]
+        self._compact_names = [compact(d.name.split("__")[-1]) for d in self._docs]
         # Every catalogue word as written, with its term: what typos and prefixes are matched to.
-        written = {w for ws in words for field in ws.values() for w in field}
+        written = {w for ws in words for f, field in ws.items() if f != "initials" for w in field}
         self._raw = {w: stem(w) for w in written - STOPWORDS}
         self._idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5))
                      for t, p in self._postings.items()}
@@ -223,6 +235,8 @@ class SearchIndex:
             if other in self._postings:
                 found.setdefault(other, ACTION)
         if not found and not word.isdigit():
+            if "#" + word in self._postings:
+                found["#" + word] = 1.0
             found.update(dict.fromkeys(self.split_terms(word), COMPOUND))
             for rule, sure in ((self.typo_terms, TYPO), (self.prefix_terms, PREFIX),
                                (self.skeleton_terms, SKELETON)):
@@ -236,7 +250,7 @@ class SearchIndex:
     def query_terms(self, query: str) -> list[QueryTerm]:
         """The query as terms. Two neighbouring words the catalogue has as one
         (``data base`` -> ``database``) count once, as that word."""
-        words = parse_query(query)
+        words = parse_query(join_initials(query))
         out: list[QueryTerm] = []
         i = 0
         while i < len(words):
@@ -289,10 +303,17 @@ class SearchIndex:
                      if all(self._name_terms[d] & qt.variants.keys() for qt in required)}
         asked = set().union(*(qt.variants for qt in terms))
         written = [qt.raw for qt in terms]
+        fragments = identifier_fragments(query)
         for doc in heapq.nlargest(RESCORED, total, key=total.__getitem__):
             total[doc] *= (1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)
-                           + EXACT_FORM * self.exact_forms(doc, written))
+                           + EXACT_FORM * self.exact_forms(doc, written)
+                           + NAME_FRAGMENT * self.has_fragment(doc, fragments))
         return total
+
+    def has_fragment(self, doc: int, fragments: list[str]) -> bool:
+        """Whether the tool's name, compacted, contains one of the query's identifier
+        fragments."""
+        return any(f in self._compact_names[doc] for f in fragments)
 
     def exact_forms(self, doc: int, written: list[str]) -> float:
         """The fraction of the query's words that the tool's name has exactly as written."""

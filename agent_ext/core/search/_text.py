@@ -172,6 +172,9 @@ ACTION_VERBS = (
     "tag label",
 )
 
+# Shorter identifier-shaped tokens are as often ordinary hyphenated words (``e-mail``).
+FRAGMENT_MIN = 6
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[a-z0-9]+")
 _VOWELS = frozenset("aeiouy")
@@ -284,6 +287,40 @@ def edit_distance_within(a: str, b: str, limit: int) -> bool:
             return False
         prev2, prev = prev, cur
     return prev[-1] <= limit
+
+
+def compact(text: str) -> str:
+    """An identifier without case or separators: ``Get_User-Info`` is ``getuserinfo``."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def identifier_fragments(query: str) -> list[str]:
+    """The query's tokens written as identifiers (``snake_case``, ``kebab-case``, ``camelCase``),
+    compacted, when at least :data:`FRAGMENT_MIN` letters long. A model that half remembers a
+    tool's name writes its start this way, often cut inside a word."""
+    found = []
+    for token in query.split():
+        token = token.strip("+\"'`.,;:()[]{}")
+        shaped = "_" in token or "-" in token or _CAMEL.search(token) is not None
+        if shaped and len(compact(token)) >= FRAGMENT_MIN:
+            found.append(compact(token))
+    return found
+
+
+_LETTER_PAIR = re.compile(r"\b([A-Za-z])[&/]([A-Za-z])\b")
+
+
+def join_initials(query: str) -> str:
+    """Two letters joined by ``&`` or ``/`` written as one short word (``Q&A``: ``qa``)."""
+    return _LETTER_PAIR.sub(r"\1\2", query)
+
+
+def initials(words: list[str]) -> list[str]:
+    """The initials of every run of two or three neighbouring words (``feature flag get``:
+    ``ff``, ``fg``, ``ffg``): how people shorten a name of several words."""
+    words = [w for w in words if w not in STOPWORDS and w.isalpha()]
+    return ["".join(w[0] for w in words[i:i + size])
+            for size in (2, 3) for i in range(len(words) - size + 1)]
 
 
 def deletions(word: str) -> set[str]:
