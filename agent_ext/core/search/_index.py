@@ -28,6 +28,7 @@ from ._text import (
     initials,
     is_skeleton_of,
     join_initials,
+    operation_table,
     split_words,
     stem,
 )
@@ -81,8 +82,19 @@ NAME_FRAGMENT = 1.0
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
+# A tool whose name's verb names another operation than the query asks for (``delete`` for a
+# query that only names a thing, which asks to see it) is likely the wrong one of a server's
+# tools about that thing: its score shrinks by this share.
+OTHER_OPERATION = 0.1
+# A query naming things in the plural without a verb mostly wants them listed: a listing tool
+# (``list_*``, or ``get_*`` of a plural thing) grows by this share.
+PLURAL_LISTING = 0.1
+
 _ABBREVIATIONS = abbreviation_table()
 _ACTIONS = action_table()
+_OPERATIONS = operation_table()
+_READ = frozenset(_OPERATIONS["get"] | _OPERATIONS["list"] | _OPERATIONS["search"])
+_LISTING = _OPERATIONS["list"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,17 @@ def tool_words(doc: SearchDoc) -> dict[str, list[str]]:
     return {"name": name, "server": server, "initials": ["#" + i for i in initials(name)],
             "description": split_words(f"{doc.description} {doc.search_hint}"),
             "parameters": [w for p in params for w in split_words(p)]}
+
+
+def tool_operations(name: list[str]) -> frozenset[int]:
+    """The operations of the first action verb in a tool's name; a reading verb of a plural
+    thing (``get_tickets``) also lists."""
+    for i, word in enumerate(name):
+        ops = _OPERATIONS.get(stem(word))
+        if ops:
+            plural = any(w.endswith("s") and stem(w) != w for w in name[i + 1:])
+            return ops | _LISTING if plural and ops & _READ else ops
+    return frozenset()
 
 
 def _parameter_names(schema: Mapping[str, Any] | None) -> Iterable[str]:
@@ -144,6 +167,12 @@ def parse_query(query: str) -> list[tuple[str, bool]]:
     return words
 
 
+def query_operations(terms: list[QueryTerm]) -> frozenset[int]:
+    """The operations the query's verbs name; the reading ones when it names none."""
+    ops = frozenset().union(*(_OPERATIONS.get(stem(qt.raw), ()) for qt in terms))
+    return ops or (_READ if terms else frozenset())
+
+
 class SearchIndex:
     """Ranks a fixed list of tools for free-text queries (pure Python, no data files)."""
 
@@ -159,6 +188,7 @@ class SearchIndex:
                 self._postings[term].append((i, weight))
         self._name_terms = [frozenset(tf["name"]) for tf in fields]
         self._name_words = [frozenset(w["name"]) for w in words]
+        self._operations = [tool_operations(w["name"]) for w in words]
         self._compact_names = [compact(d.name.split("__")[-1]) for d in self._docs]
         # Every catalogue word as written, with its term: what typos and prefixes are matched to.
         written = {w for ws in words for f, field in ws.items() if f != "initials" for w in field}
@@ -304,10 +334,16 @@ class SearchIndex:
         asked = set().union(*(qt.variants for qt in terms))
         written = [qt.raw for qt in terms]
         fragments = identifier_fragments(query)
+        wanted = query_operations(terms)
+        listing = implied is not None and any(
+            qt.raw.endswith("s") and stem(qt.raw) != qt.raw for qt in terms)
         for doc in heapq.nlargest(RESCORED, total, key=total.__getitem__):
+            ops = self._operations[doc]
             total[doc] *= (1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)
                            + EXACT_FORM * self.exact_forms(doc, written)
-                           + NAME_FRAGMENT * self.has_fragment(doc, fragments))
+                           + NAME_FRAGMENT * self.has_fragment(doc, fragments)
+                           + PLURAL_LISTING * (listing and bool(ops & _LISTING))
+                           - OTHER_OPERATION * bool(ops and wanted and not ops & wanted))
         return total
 
     def has_fragment(self, doc: int, fragments: list[str]) -> bool:

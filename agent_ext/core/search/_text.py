@@ -255,6 +255,16 @@ def action_table() -> dict[str, frozenset[str]]:
     return {verb: frozenset(others) for verb, others in table.items()}
 
 
+def operation_table() -> dict[str, frozenset[int]]:
+    """Each action verb's stem mapped to the operations (lines of :data:`ACTION_VERBS`) it
+    names."""
+    table: dict[str, set[int]] = {}
+    for number, line in enumerate(ACTION_VERBS):
+        for verb in line.split():
+            table.setdefault(stem(verb), set()).add(number)
+    return {verb: frozenset(ops) for verb, ops in table.items()}
+
+
 def consonant_skeleton(word: str) -> str:
     """The word's first letter and its later consonants: ``message`` -> ``mssg``."""
     return word[:1] + "".join(c for c in word[1:] if c not in "aeiou")
