@@ -196,8 +196,9 @@ class SearchIndex:
         self._idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5))
                      for t, p in self._postings.items()}
         self._deletions: dict[str, list[str]] | None = None
+        # Prefixes and skeletons shorten what a model saw: name and server words.
         self._by_initial: dict[str, list[str]] = defaultdict(list)
-        for w in self._raw:
+        for w in {w for ws in words for f in ("name", "server") for w in ws[f]} - STOPWORDS:
             self._by_initial[w[0]].append(w)
         self._cache: dict[str, dict[str, float]] = {}
 
