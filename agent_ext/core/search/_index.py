@@ -79,6 +79,10 @@ EXACT_FORM = 0.1
 # A query token written as an identifier that a tool's name contains (see
 # ``identifier_fragments``) all but names the tool: its score grows by this share.
 NAME_FRAGMENT = 1.0
+# A tool matching more of the query's words is likelier than one matching a rare word of it
+# strongly: the score is multiplied by the fraction of query words matched to this power
+# (the square root: 0, 0.5, 1 and 2 gave 72.5, 73.5, 73.4 and 72.8 top-1 on the tuning sets).
+COORDINATION = 0.5
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
@@ -313,6 +317,7 @@ class SearchIndex:
         terms = self.query_terms(query)
         implied = self.implied_verbs(terms)
         total: dict[int, float] = defaultdict(float)
+        matched: dict[int, int] = defaultdict(int)
         for qt in terms:
             best: dict[int, float] = {}
             for term, sure in qt.variants.items():
@@ -323,6 +328,10 @@ class SearchIndex:
                         best[doc] = value
             for doc, value in best.items():
                 total[doc] += value
+                matched[doc] += 1
+        if COORDINATION:
+            for doc in total:
+                total[doc] *= (matched[doc] / len(terms)) ** COORDINATION
         if implied is not None:
             for term, sure in implied.variants.items():
                 for doc, sat in self._postings[term]:
