@@ -192,6 +192,8 @@ class SearchIndex:
                 self._postings[term].append((i, weight))
         self._name_terms = [frozenset(tf["name"]) for tf in fields]
         self._name_words = [frozenset(w["name"]) for w in words]
+        # The terms of names and servers: what a model saw of the tools.
+        self._seen_terms = frozenset(t for tf in fields for t in (*tf["name"], *tf["server"]))
         self._operations = [tool_operations(w["name"]) for w in words]
         self._compact_names = [compact(d.name.split("__")[-1]) for d in self._docs]
         # Every catalogue word as written, with its term: what typos and prefixes are matched to.
@@ -283,8 +285,9 @@ class SearchIndex:
         return found
 
     def query_terms(self, query: str) -> list[QueryTerm]:
-        """The query as terms. Two neighbouring words the catalogue has as one
-        (``data base`` -> ``database``) count once, as that word."""
+        """The query as terms. Two neighbouring words that a tool's name or server has as one
+        (``data base`` -> ``database``) count once, as that word; a glued word only a
+        description has (a web address) leaves them apart."""
         words = parse_query(join_initials(query))
         out: list[QueryTerm] = []
         i = 0
@@ -292,7 +295,7 @@ class SearchIndex:
             word, required = words[i]
             if i + 1 < len(words):
                 glued = stem(word + words[i + 1][0])
-                if glued in self._postings:
+                if glued in self._seen_terms:
                     out.append(QueryTerm(word + words[i + 1][0], {glued: 1.0}, required))
                     i += 2
                     continue
