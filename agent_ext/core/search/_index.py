@@ -316,15 +316,18 @@ class SearchIndex:
 
     def scores(self, query: str) -> dict[int, float]:
         """Every matching tool's score, by position: per query word, its best term's
-        ``sureness * idf * saturated frequency``, summed; then the name-coverage bonus."""
+        ``sureness * idf * saturated frequency``, summed (a widened term's idf capped at the
+        word's own, so a rarer synonym never outweighs the word as written); times the
+        coordination factor; then the bonuses of :meth:`bonus`."""
         terms = self.query_terms(query)
         implied = self.implied_verbs(terms)
         total: dict[int, float] = defaultdict(float)
         matched: dict[int, int] = defaultdict(int)
         for qt in terms:
             best: dict[int, float] = {}
+            own = self._idf.get(stem(qt.raw))
             for term, sure in qt.variants.items():
-                idf = self._idf[term] * sure
+                idf = sure * (self._idf[term] if own is None else min(self._idf[term], own))
                 for doc, sat in self._postings[term]:
                     value = idf * sat
                     if value > best.get(doc, 0.0):
