@@ -318,7 +318,7 @@ class SearchIndex:
         """Every matching tool's score, by position: per query word, its best term's
         ``sureness * idf * saturated frequency``, summed (a widened term's idf capped at the
         word's own, so a rarer synonym never outweighs the word as written); times the
-        coordination factor; then the bonuses of :meth:`bonus`."""
+        coordination factor; then the bonuses and the other-operation penalty."""
         terms = self.query_terms(query)
         implied = self.implied_verbs(terms)
         total: dict[int, float] = defaultdict(float)
