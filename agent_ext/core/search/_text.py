@@ -144,6 +144,12 @@ ABBREVIATIONS = (
     "canceled cancelled",
     "labeled labelled",
     "direct_message dm",
+    "subscription sub subs",
+    "destination dest",
+    "collection coll",
+    "command cmd",
+    "virtual_machine vm",
+    "process proc",
     "two_factor 2fa mfa",
     "one_time_password otp",
 )
