@@ -9,13 +9,27 @@ import time
 import pytest
 
 from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
-from agent_ext.core.search._index import FIELDS, K1, bm25f_weights, parse_query, tool_words
+from agent_ext.core.search import _index
+from agent_ext.core.search._index import (
+    FIELDS,
+    K1,
+    bm25f_weights,
+    parse_query,
+    query_operations,
+    tool_operations,
+    tool_words,
+)
 from agent_ext.core.search._text import (
     abbreviation_table,
     action_table,
+    compact,
     deletions,
     edit_distance_within,
+    identifier_fragments,
+    initials,
     is_skeleton_of,
+    join_initials,
+    operation_table,
     split_words,
     stem,
 )
@@ -95,6 +109,38 @@ def test_words_one_edit_apart_share_a_deletion() -> None:
 
 
 # -- fields and BM25F ------------------------------------------------------------------------
+
+def test_identifier_fragments_are_shaped_tokens_of_some_length() -> None:
+    assert compact("Get_User-Info") == "getuserinfo"
+    assert identifier_fragments("warehouse search_inven now") == ["searchinven"]
+    assert identifier_fragments("findStockIt +list_rec") == ["findstockit", "listrec"]
+    # Plain words and short hyphenated words are no identifiers.
+    assert identifier_fragments("search inventory e-mail") == []
+
+
+def test_initials_of_neighbouring_words_skip_stopwords() -> None:
+    assert initials(["feature", "flag", "get"]) == ["ff", "fg", "ffg"]
+    assert initials(["profit", "and", "loss"]) == ["pl"]
+    assert initials(["invoice"]) == []
+    assert join_initials("the Q&A and i/o page") == "the QA and io page"
+
+
+def test_operations_read_the_names_first_verb() -> None:
+    ops = operation_table()
+    assert ops[stem("remove")] == ops[stem("delete")]
+    assert tool_operations(["delete", "invoice"]) == ops[stem("delete")]
+    # Getting things of a plural lists them; creating several is still creating.
+    assert ops["list"] <= tool_operations(["get", "invoices"])
+    assert not ops["list"] & tool_operations(["create", "invoices"])
+    assert tool_operations(["invoice", "summary"]) == frozenset()
+
+
+def test_query_operations_default_to_reading(shop: SearchIndex) -> None:
+    ops = operation_table()
+    assert query_operations(shop.query_terms("remove a draft")) == ops[stem("remove")]
+    assert ops["get"] <= query_operations(shop.query_terms("invoice"))
+    assert query_operations([]) == frozenset()
+
 
 def test_tool_words_drop_the_mcp_prefix_and_add_server_forms() -> None:
     words = tool_words(mcp("acme-ledger", "create_invoice", "Bill.",
@@ -183,6 +229,66 @@ def test_the_server_name_and_its_initials_pick_the_server(shop: SearchIndex) -> 
     assert names(shop, "acme ledger create")[0] == "create_invoice"
     assert names(shop, "al create")[0] == "create_invoice"
     assert names(shop, "parcelpost create")[0] == "create_label"
+
+
+def test_an_identifier_fragment_points_at_the_tool_it_starts() -> None:
+    index = SearchIndex([mcp("desk", "get_single_parcel", "One parcel."),
+                         mcp("desk", "get_parcel_single", "One parcel, single.")])
+    assert names(index, "get_single_par")[0] == "get_single_parcel"
+    assert names(index, "get single par")[0] == "get_parcel_single"
+
+
+def test_initials_of_name_words_reach_only_an_unknown_short_word() -> None:
+    index = SearchIndex([mcp("flags", "toggle_feature_switch", "Turn a switch on or off."),
+                         mcp("flags", "list_switches", "Every switch.")])
+    assert names(index, "fs toggle")[0] == "toggle_feature_switch"
+    assert index.variants("fs")["#fs"] == 1.0
+    # A word the catalogue has is itself, not an initialism.
+    assert "#ts" not in SearchIndex([mcp("a", "turn_switch", "ts"),
+                                     mcp("b", "x", "x")]).variants("ts")
+
+
+def test_a_verb_of_another_operation_lowers_a_tool() -> None:
+    index = SearchIndex([mcp("desk", "delete_parcel", "A parcel."),
+                         mcp("desk", "parcel_summary", "A parcel.")])
+    assert names(index, "parcel")[0] == "parcel_summary"
+    assert names(index, "remove parcel")[0] == "delete_parcel"
+
+
+def test_a_plural_thing_alone_raises_a_listing_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    index = SearchIndex([mcp("desk", "get_parcels", "Parcels."),
+                         mcp("desk", "parcels_summary", "Parcels.")])
+    with_bonus = index.scores("parcels")
+    monkeypatch.setattr(_index, "PLURAL_LISTING", 0.0)
+    without = index.scores("parcels")
+    assert with_bonus[0] > without[0]
+    assert with_bonus[1] == pytest.approx(without[1])
+
+
+def test_coordination_scales_by_the_share_of_query_words_matched() -> None:
+    index = SearchIndex([mcp("a", "zebra_tool", "A zebra.")])
+    one, half = index.scores("zebra")[0], index.scores("zebra qwxz")[0]
+    # The square root of one half, give or take the bonuses of the unmatched word.
+    assert 0.6 * one < half < 0.8 * one
+
+
+def test_a_glued_word_of_a_description_does_not_swallow_two_query_words() -> None:
+    index = SearchIndex([mcp("shipit", "list_parcels", "See shipit parcels at shipitparcels.io."),
+                         mcp("shipit", "parcel_rename", "Rename a parcel.")])
+    assert [t.raw for t in index.query_terms("shipit parcels")] == ["shipit", "parcels"]
+    assert names(index, "shipit parcels")[0] == "list_parcels"
+
+
+def test_a_rarer_fellow_verb_does_not_outweigh_the_verb_as_written() -> None:
+    index = SearchIndex([mcp("desk", "remove_parcel_tag", "Remove a tag."),
+                         mcp("desk", "delete_parcel", "Delete it."),
+                         *(mcp("other", f"delete_thing{i}", "Delete.") for i in range(5))])
+    assert names(index, "delete parcel")[0] == "delete_parcel"
+
+
+def test_prefixes_and_skeletons_shorten_name_and_server_words_only() -> None:
+    index = SearchIndex([mcp("desk", "get_parcel", "Parameters of a parcel.")])
+    assert index.prefix_terms("par") == [stem("parcel")]
 
 
 def test_a_required_word_must_be_in_the_name(shop: SearchIndex) -> None:
