@@ -337,3 +337,12 @@ def test_a_thousand_tools_build_and_search_quickly() -> None:
     index.search("gamma thngs", 5)
     assert time.perf_counter() - start < 5.0  # a generous bound; the bench prints the figures
     assert names(index, "server7 omega")
+
+
+def test_a_named_server_raises_its_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    index = SearchIndex([mcp("parcelpost", "track", "Track a parcel."),
+                         mcp("courier", "track", "Track a parcelpost parcel.")])
+    named = index.scores("parcelpost track")
+    monkeypatch.setattr(_index, "SERVER_NAMED", 0.0)
+    plain = index.scores("parcelpost track")
+    assert named[0] > plain[0] and named[1] == pytest.approx(plain[1])

@@ -83,6 +83,10 @@ NAME_FRAGMENT = 1.0
 # strongly: the score is multiplied by the fraction of query words matched to this power
 # (the square root: 0, 0.5, 1 and 2 gave 72.5, 73.5, 73.4 and 72.8 top-1 on the tuning sets).
 COORDINATION = 0.5
+# A query naming a server as written (or by a table abbreviation) mostly wants that server's
+# tools: they grow by this share (0, 0.15, 0.3 and 0.6 gave top-5 90.4, 90.7, 90.7 and 90.8
+# on the tuning sets, top-1 within 0.1).
+SERVER_NAMED = 0.3
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
@@ -192,6 +196,7 @@ class SearchIndex:
                 self._postings[term].append((i, weight))
         self._name_terms = [frozenset(tf["name"]) for tf in fields]
         self._name_words = [frozenset(w["name"]) for w in words]
+        self._server_terms = [frozenset(tf["server"]) for tf in fields]
         # The terms of names and servers: what a model saw of the tools.
         self._seen_terms = frozenset(t for tf in fields for t in (*tf["name"], *tf["server"]))
         self._operations = [tool_operations(w["name"]) for w in words]
@@ -350,6 +355,7 @@ class SearchIndex:
         asked = set().union(*(qt.variants for qt in terms))
         written = [qt.raw for qt in terms]
         fragments = identifier_fragments(query)
+        named = {t for qt in terms for t, sure in qt.variants.items() if sure == 1.0}
         wanted = query_operations(terms)
         listing = implied is not None and any(
             qt.raw.endswith("s") and stem(qt.raw) != qt.raw for qt in terms)
@@ -358,6 +364,7 @@ class SearchIndex:
             total[doc] *= (1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)
                            + EXACT_FORM * self.exact_forms(doc, written)
                            + NAME_FRAGMENT * self.has_fragment(doc, fragments)
+                           + SERVER_NAMED * bool(self._server_terms[doc] & named)
                            + PLURAL_LISTING * (listing and bool(ops & _LISTING))
                            - OTHER_OPERATION * bool(ops and wanted and not ops & wanted))
         return total
