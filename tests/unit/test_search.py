@@ -133,6 +133,8 @@ def test_operations_read_the_names_first_verb() -> None:
     assert ops["list"] <= tool_operations(["get", "invoices"])
     assert not ops["list"] & tool_operations(["create", "invoices"])
     assert tool_operations(["invoice", "summary"]) == frozenset()
+    assert ops["list"] <= tool_operations(["get", "all"])
+    assert tool_operations(["invoice", "info"]) == ops["get"]
 
 
 def test_query_operations_default_to_reading(shop: SearchIndex) -> None:

@@ -87,6 +87,8 @@ COORDINATION = 0.5
 # tools: they grow by this share (0, 0.15, 0.3 and 0.6 gave top-5 90.4, 90.7, 90.7 and 90.8
 # on the tuning sets, top-1 within 0.1).
 SERVER_NAMED = 0.3
+# Words that ask for several things, as a plural does.
+MANY = frozenset(("all", "every", "each", "multiple", "several"))
 # Bonuses reorder only the best few hundred by base score.
 RESCORED = 200
 
@@ -132,13 +134,17 @@ def tool_words(doc: SearchDoc) -> dict[str, list[str]]:
 
 def tool_operations(name: list[str]) -> frozenset[int]:
     """The operations of the first action verb in a tool's name; a reading verb of a plural
-    thing (``get_tickets``) also lists."""
+    thing or of all things (``get_tickets``, ``get_all``) also lists."""
     for i, word in enumerate(name):
         ops = _OPERATIONS.get(stem(word))
         if ops:
-            plural = any(w.endswith("s") and stem(w) != w for w in name[i + 1:])
-            return ops | _LISTING if plural and ops & _READ else ops
+            return ops | _LISTING if ops & _READ and is_many(name[i + 1:]) else ops
     return frozenset()
+
+
+def is_many(words: Iterable[str]) -> bool:
+    """Whether the words speak of several things: a plural, or a word of :data:`MANY`."""
+    return any(w in MANY or (w.endswith("s") and stem(w) != w) for w in words)
 
 
 def _parameter_names(schema: Mapping[str, Any] | None) -> Iterable[str]:
@@ -357,8 +363,7 @@ class SearchIndex:
         fragments = identifier_fragments(query)
         named = {t for qt in terms for t, sure in qt.variants.items() if sure == 1.0}
         wanted = query_operations(terms)
-        listing = implied is not None and any(
-            qt.raw.endswith("s") and stem(qt.raw) != qt.raw for qt in terms)
+        listing = implied is not None and is_many(qt.raw for qt in terms)
         for doc in heapq.nlargest(RESCORED, total, key=total.__getitem__):
             ops = self._operations[doc]
             total[doc] *= (1.0 + NAME_COVERAGE * self.name_coverage(doc, asked)

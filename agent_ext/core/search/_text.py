@@ -158,7 +158,7 @@ ABBREVIATIONS = (
 # also reaches its operation's other verbs (a request to "remove" a thing finds "delete").
 ACTION_VERBS = (
     "create add new make insert",
-    "get fetch read retrieve show view display lookup detail",
+    "get fetch read retrieve show view display lookup detail info",
     "list enumerate browse show view display",
     "update edit modify change set rename patch",
     "delete remove drop erase destroy discard",
