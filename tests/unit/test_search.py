@@ -293,6 +293,13 @@ def test_prefixes_and_skeletons_shorten_name_and_server_words_only() -> None:
     assert index.prefix_terms("par") == [stem("parcel")]
 
 
+def test_two_letters_abbreviate_only_a_server_word() -> None:
+    index = SearchIndex([mcp("quickbooks", "get_invoice", "An invoice."),
+                         mcp("ledger", "query_balance", "A balance.")])
+    assert index.skeleton_terms("qb") == [stem("quickbooks")]
+    assert names(index, "qb invoice")[0] == "get_invoice"
+
+
 def test_a_required_word_must_be_in_the_name(shop: SearchIndex) -> None:
     found = names(shop, "buyer +list", 10)
     assert found[0] == "list_invoices" and all("list" in n for n in found)

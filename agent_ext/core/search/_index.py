@@ -203,6 +203,7 @@ class SearchIndex:
         self._name_terms = [frozenset(tf["name"]) for tf in fields]
         self._name_words = [frozenset(w["name"]) for w in words]
         self._server_terms = [frozenset(tf["server"]) for tf in fields]
+        self._server_words = frozenset(w for ws in words for w in ws["server"])
         # The terms of names and servers: what a model saw of the tools.
         self._seen_terms = frozenset(t for tf in fields for t in (*tf["name"], *tf["server"]))
         self._operations = [tool_operations(w["name"]) for w in words]
@@ -253,10 +254,12 @@ class SearchIndex:
     def skeleton_terms(self, word: str) -> list[str]:
         """Catalogue terms of words ``word`` abbreviates by dropping letters (``mgmt``,
         ``cfg``); only for words with at most one vowel after the first letter, as
-        abbreviations are."""
+        abbreviations are. Two letters fit too many words to say which but a server's one
+        (``qb``), so they abbreviate only server words."""
         if len(word) < 2 or sum(c in "aeiou" for c in word[1:]) > 1:
             return []
-        return [self._raw[w] for w in self._by_initial[word[0]] if is_skeleton_of(word, w)]
+        return [self._raw[w] for w in self._by_initial[word[0]] if is_skeleton_of(word, w)
+                and (len(word) > 2 or w in self._server_words)]
 
     def split_terms(self, word: str) -> list[str]:
         """The two catalogue terms ``word`` glues together (``filesystem``), if it does."""
