@@ -295,7 +295,7 @@ def test_prefixes_and_skeletons_shorten_name_and_server_words_only() -> None:
 
 def test_two_letters_abbreviate_only_a_server_word() -> None:
     index = SearchIndex([mcp("quickbooks", "get_invoice", "An invoice."),
-                         mcp("ledger", "query_balance", "A balance.")])
+                         mcp("ledger", "qubit_balance", "A balance.")])
     assert index.skeleton_terms("qb") == [stem("quickbooks")]
     assert names(index, "qb invoice")[0] == "get_invoice"
 
