@@ -119,7 +119,7 @@ class QueryTerm:
 def tool_words(doc: SearchDoc) -> dict[str, list[str]]:
     """A tool's words per field. The name loses an ``mcp__server__`` prefix, the server
     field also holds the server's name glued (``googledrive``) and its initials (``gd``); the
-    initials field holds the initials of neighbouring name words (``feature_flag``: ``#ff``),
+    initials field holds the initials of neighbouring name words (``feature_switch``: ``#fs``),
     marked so that only a query word the catalogue lacks reaches them."""
     tool = doc.name.split("__")[-1]
     server = split_words(doc.server or "")
@@ -255,7 +255,7 @@ class SearchIndex:
         """Catalogue terms of words ``word`` abbreviates by dropping letters (``mgmt``,
         ``cfg``); only for words with at most one vowel after the first letter, as
         abbreviations are. Two letters fit too many words to say which but a server's one
-        (``qb``), so they abbreviate only server words."""
+        (``sk`` for ``stockkeeper``), so they abbreviate only server words."""
         if len(word) < 2 or sum(c in "aeiou" for c in word[1:]) > 1:
             return []
         return [self._raw[w] for w in self._by_initial[word[0]] if is_skeleton_of(word, w)

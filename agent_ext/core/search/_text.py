@@ -332,8 +332,8 @@ def join_initials(query: str) -> str:
 
 
 def initials(words: list[str]) -> list[str]:
-    """The initials of every run of two or three neighbouring words (``feature flag get``:
-    ``ff``, ``fg``, ``ffg``): how people shorten a name of several words."""
+    """The initials of every run of two or three neighbouring words (``toggle feature switch``:
+    ``tf``, ``fs``, ``tfs``): how people shorten a name of several words."""
     words = [w for w in words if w not in STOPWORDS and w.isalpha()]
     return ["".join(w[0] for w in words[i:i + size])
             for size in (2, 3) for i in range(len(words) - size + 1)]
