@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
-from agent_ext.core.search import _index
+from agent_ext.core.search import SearchDoc, SearchHit, SearchIndex, SearchOutcome, _index
 from agent_ext.core.search._index import (
     FIELDS,
     K1,

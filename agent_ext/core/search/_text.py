@@ -315,8 +315,8 @@ def identifier_fragments(query: str) -> list[str]:
     compacted, when at least :data:`FRAGMENT_MIN` letters long. A model that half remembers a
     tool's name writes its start this way, often cut inside a word."""
     found = []
-    for token in query.split():
-        token = token.strip("+\"'`.,;:()[]{}")
+    for raw in query.split():
+        token = raw.strip("+\"'`.,;:()[]{}")
         shaped = "_" in token or "-" in token or _CAMEL.search(token) is not None
         if shaped and len(compact(token)) >= FRAGMENT_MIN:
             found.append(compact(token))
