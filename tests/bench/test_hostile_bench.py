@@ -6,8 +6,8 @@ and 300 MB) are printed with the cases over a target flagged.
 The suite runs ``AGENT_EXT_HOSTILE_RUNS`` times (default 3), each in a fresh process, and prints
 each case's median: on a shared machine one run's stall can be another process's time slice.
 
-The worker uses the pure-Python tool search, so that the embed extra's encoder, when installed,
-does not count in every later case's memory.
+The worker uses the pure-Python tool search, so that the embedding table, when numpy is
+installed, does not count in every later case's memory.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The tool_search benchmark as a test: agent_ext's index must beat the seed scorer."""
+"""The tool_search benchmark as a test: agent_ext's index must beat the seed scorer everywhere
+and BM25F by MARGIN top-1 points on the held-out sets."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tool_search import (
     HELD_OUT,
+    MARGIN,
     TUNING_SETS,
     TUNING_SPLITS,
     evaluate,
+    format_pooled,
     format_table,
+    held_out_reports,
     latency,
     load_queries,
     load_split,
     load_tools,
+    pooled,
 )
 
 pytestmark = pytest.mark.bench
@@ -91,3 +96,27 @@ def test_ours_beats_the_seed_scorer_on_new_servers(
     seed = report.tallies["seed"]["overall"]
     assert ours.top1 > seed.top1
     assert ours.top5 > seed.top5
+
+
+@pytest.mark.timeout(900)  # five sets, four scorers each
+def test_ours_leads_bm25f_on_the_held_out_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    tallies = pooled(held_out_reports())
+    with capsys.disabled():
+        print("\n" + format_pooled(tallies))
+    ours, bm25f = tallies["ours"], tallies["bm25f"]
+    assert 100 * (ours.top1 - bm25f.top1) / ours.n >= MARGIN
+    if "ours+embed" in tallies:
+        assert 100 * (tallies["ours+embed"].top1 - bm25f.top1) / ours.n >= MARGIN
+
+
+def test_latency_of_both_backends_over_a_thousand_tools(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tools, queries = load_tools(), load_queries()
+    for semantic in (False, True):
+        lat = latency(tools, queries, semantic=semantic)
+        with capsys.disabled():
+            print(f"\n{'ours+embed' if semantic else 'ours'} over {lat['docs']:.0f} tools: "
+                  f"build {lat['build_ms']:.1f} ms, median {lat['median_ms']:.2f} ms, "
+                  f"p95 {lat['p95_ms']:.2f} ms")
+        assert lat["docs"] == 1000 and lat["median_ms"] > 0

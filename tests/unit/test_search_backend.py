@@ -1,5 +1,5 @@
 """tool_search backends: the registry's plug point, the setting that chooses one, and the
-embedding backend's vector cache (with a small deterministic encoder in place of a real one)."""
+semantic backend (with a small table in place of the shipped one, and the shipped one)."""
 
 from __future__ import annotations
 
@@ -120,115 +120,115 @@ def test_auto_is_quiet_either_way(tmp_path: Path) -> None:
     assert reg.search_is_local is not search_embed.available()
 
 
-class BagOfWords:
-    """A deterministic encoder with the sentence-transformers ``encode`` shape."""
-
-    def __init__(self) -> None:
-        self.encoded: list[str] = []
-
-    def encode(self, texts: list[str], **_: Any) -> Any:
-        np = pytest.importorskip("numpy")
-        self.encoded.extend(texts)
-        out = np.zeros((len(texts), 64), dtype="float32")
-        for row, text in enumerate(texts):
-            for word in text.lower().replace(":", " ").split():
-                out[row, sum(map(ord, word)) % 64] += 1.0
-            norm = float(np.linalg.norm(out[row])) or 1.0
-            out[row] /= norm
-        return out
+PIECES = ["[PAD]", "rain", "fore", "##cast", "weather", "city", "post", "message", "##s", "umbrella"]
 
 
-def test_the_embedding_backend_encodes_each_tool_once() -> None:
-    pytest.importorskip("numpy")
-    model = BagOfWords()
-    backend = search_embed.EmbeddingBackend(model=model)
-    reg = registry()
-    reg.search_backend = backend
-    assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
-    first = len(model.encoded)
-    reg.register_external("slack", echo_tool("post_message", "Post a message."))
-    assert reg.search("post a message").hits[0].name == "mcp__slack__post_message"
-    tool_texts = [t for t in model.encoded[first:] if ":" in t]
-    assert len(tool_texts) == 1 and "post message" in tool_texts[0]
-
-
-def tool_texts(model: BagOfWords) -> list[str]:
-    return [t for t in model.encoded if ":" in t]
-
-
-def test_a_new_kernel_reuses_the_tool_vectors_an_earlier_one_saved(tmp_path: Path) -> None:
-    pytest.importorskip("numpy")
-    saved = tmp_path / "cache" / "vectors-bag.npz"
-    first = BagOfWords()
-    reg = registry()
-    reg.search_backend = search_embed.EmbeddingBackend(model=first, vectors_file=saved)
-    expected = [h.name for h in reg.search("forecast for a city").hits]
-    assert tool_texts(first) and sorted(search_embed.load_vectors(saved)) == sorted(
-        tool_texts(first))
-    again = BagOfWords()
-    reg = registry()
-    reg.search_backend = search_embed.EmbeddingBackend(model=again, vectors_file=saved)
-    assert [h.name for h in reg.search("forecast for a city").hits] == expected
-    assert tool_texts(again) == [] and again.encoded == ["forecast for a city"]
-
-
-def test_a_damaged_vector_file_is_encoded_afresh_and_mended(tmp_path: Path) -> None:
+def write_table(path: Path, vectors: Any) -> Path:
     np = pytest.importorskip("numpy")
-    saved = tmp_path / "vectors-bag.npz"
-    saved.write_bytes(b"PK\x03\x04 cut short")
-    model = BagOfWords()
-    reg = registry()
-    reg.search_backend = search_embed.EmbeddingBackend(model=model, vectors_file=saved)
-    assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
-    assert sorted(search_embed.load_vectors(saved)) == sorted(tool_texts(model))
-    with saved.open("wb") as out:  # a well-formed archive of the wrong shape
-        np.savez(out, texts=np.array(["a", "b"]), vectors=np.ones(2, dtype="float32"))
-    assert search_embed.load_vectors(saved) == {}
+    scale = np.abs(vectors).max(axis=1) / 127.0
+    scale[scale == 0] = 1.0
+    np.savez(path, pieces=np.array(PIECES), vectors=np.round(vectors / scale[:, None]).astype(
+        np.int8), scale=scale.astype(np.float32))
+    return path
 
 
-def test_the_vector_file_merges_kernels_and_keeps_the_newest(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def encoder(tmp_path: Path) -> search_embed.StaticEncoder:
+    """A table where rain, forecast, weather and umbrella share a direction, as a distilled
+    table puts words of one topic together."""
     np = pytest.importorskip("numpy")
-    saved = tmp_path / "vectors.npz"
-    one = np.ones(4, dtype="float32")
-    search_embed.save_vectors(saved, {"a": one})
-    search_embed.save_vectors(saved, {"b": 2 * one})  # another kernel, which never saw "a"
-    merged = search_embed.load_vectors(saved)
-    assert list(merged) == ["a", "b"] and float(merged["b"][0]) == 2.0
-    monkeypatch.setattr(search_embed, "MAX_KEPT_VECTORS", 2)
-    search_embed.save_vectors(saved, {"c": 3 * one})
-    assert list(search_embed.load_vectors(saved)) == ["b", "c"]
-    assert [p.name for p in tmp_path.iterdir()] == ["vectors.npz"]
+    vectors = np.eye(len(PIECES), 4, dtype=np.float64) * 0.1
+    for piece in ("rain", "fore", "##cast", "weather", "umbrella"):
+        vectors[PIECES.index(piece)] = [1.0, 0.1, 0.0, 0.0]
+    for piece in ("post", "message", "city", "##s"):
+        vectors[PIECES.index(piece)] = [0.0, 0.0, 1.0, 0.2]
+    return search_embed.StaticEncoder(write_table(tmp_path / "table.npz", vectors))
 
 
-def test_an_unwritable_vector_file_is_passed_over(tmp_path: Path) -> None:
+def test_accents_are_stripped_as_the_encoder_does() -> None:
+    assert search_embed.strip_accents("Café Forecast") == "Cafe Forecast"
+
+
+def test_word_pieces_take_the_longest_piece_first() -> None:
+    vocab = {p: i for i, p in enumerate(PIECES)}
+    assert search_embed.word_pieces("forecast", vocab) == [2, 3]
+    assert search_embed.word_pieces("messages", vocab) == [7, 8]
+    assert search_embed.word_pieces("snow", vocab) == []
+
+
+def test_the_encoder_averages_pieces_into_unit_vectors(
+        encoder: search_embed.StaticEncoder) -> None:
     np = pytest.importorskip("numpy")
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    search_embed.save_vectors(blocker / "vectors.npz", {"a": np.ones(4, dtype="float32")})
-    assert search_embed.load_vectors(blocker / "vectors.npz") == {}
+    rows = encoder.encode(["get_forecast", "Umbrellá", "unknown words only"])
+    assert float(np.linalg.norm(rows[0])) == pytest.approx(1.0, abs=1e-5)
+    assert float(rows[0] @ rows[1]) > 0.95
+    assert not rows[2].any()
 
 
-def test_the_encoder_weight_sets_how_much_similarity_counts() -> None:
-    pytest.importorskip("numpy")
-    docs = [SearchDoc("mcp__files__remove_file", "Remove a file from storage.", server="files"),
-            SearchDoc("mcp__files__file_info", "Details of a file.", server="files")]
-    query = "file details of"
-    plain = search_embed.EmbeddingSearchIndex(docs, model=BagOfWords(), weight=0.0)
+def test_a_damaged_table_says_to_reinstall(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(b"PK\x03\x04 cut short")
+    with pytest.raises(search_embed.TableError, match="Reinstall agent-ext"):
+        search_embed.StaticEncoder(cut)
+    odd = tmp_path / "odd.npz"
+    np.savez(odd, pieces=np.array(["a", "b"]), vectors=np.ones((3, 2), dtype=np.int8),
+             scale=np.ones(3, dtype=np.float32))
+    with pytest.raises(search_embed.TableError, match="damaged"):
+        search_embed.StaticEncoder(odd)
+
+
+def test_similarity_reaches_a_tool_that_shares_no_word(
+        encoder: search_embed.StaticEncoder) -> None:
+    docs = [SearchDoc("mcp__weather__get_forecast", "Forecast for a city.", server="weather"),
+            SearchDoc("mcp__chat__post_message", "Post a message.", server="chat")]
+    index = search_embed.EmbeddingSearchIndex(docs, encoder=encoder)
+    assert SearchIndex(docs).search("umbrella").hits == []
+    outcome = index.search("umbrella")
+    assert [h.name for h in outcome.hits] == ["mcp__weather__get_forecast"]
+    assert outcome.total_matches == 1
+
+
+def test_a_query_word_reaches_its_nearest_catalogue_words(
+        encoder: search_embed.StaticEncoder) -> None:
+    docs = [SearchDoc("mcp__weather__get_forecast", "Forecast.", server="weather"),
+            SearchDoc("mcp__chat__post_message", "Post a message.", server="chat")]
+    index = search_embed.NeighbourIndex(docs, encoder)
+    near = index.neighbours("umbrella")
+    assert set(near) >= {"forecast", "weather"} and "message" not in near
+    assert all(0 < v <= search_embed.NEIGHBOUR + 1e-6 for v in near.values())
+    assert index.variants("forecast")["forecast"] == 1.0  # its own word stays surest
+    assert index.search("umbrella").hits[0].name == "mcp__weather__get_forecast"
+
+
+def test_the_weight_sets_how_much_similarity_counts(
+        encoder: search_embed.StaticEncoder) -> None:
+    docs = [SearchDoc("mcp__chat__post_city", "Post a city.", server="chat"),
+            SearchDoc("mcp__weather__rain", "Rain.", server="weather")]
+    query = "city rain forecast"
+    plain = search_embed.EmbeddingSearchIndex(docs, encoder=encoder, weight=0.0)
     hits = plain.search(query).hits
     assert [h.name for h in hits] == [h.name for h in SearchIndex(docs).search(query).hits]
     assert hits[0].score == 1.0  # the lexical score alone, scaled to the best
-    heavy = search_embed.EmbeddingSearchIndex(docs, model=BagOfWords(), weight=50.0)
-    top = heavy.search(query).hits
-    assert top[0].name == "mcp__files__file_info" and top[0].score > 20
+    heavy = search_embed.EmbeddingSearchIndex(docs, encoder=encoder, weight=50.0)
+    assert heavy.search(query).hits[0].name == "mcp__weather__rain"
+
+
+def test_the_backend_shares_its_encoder_across_rebuilds(
+        encoder: search_embed.StaticEncoder) -> None:
+    reg = registry()
+    reg.search_backend = search_embed.EmbeddingBackend(encoder=encoder)
+    assert reg.search("forecast for a city").hits[0].name == "mcp__weather__get_forecast"
+    reg.register_external("chat", echo_tool("post_message", "Post a message."))
+    assert reg.search("post a message").hits[0].name == "mcp__chat__post_message"
 
 
 @pytest.mark.skipif(not search_embed.available(), reason="needs the embed extra")
-def test_the_default_encoder_ranks_a_paraphrase() -> None:
+def test_the_shipped_table_ranks_a_paraphrase() -> None:
     reg = registry()
     reg.register_external("weather", echo_tool("get_alerts", "Severe weather warnings in force."))
     reg.search_backend = search_embed.EmbeddingBackend()
-    hits = [h.name for h in reg.search("will it rain in Paris tomorrow").hits]
+    hits = [h.name for h in reg.search("will it rain tomorrow").hits]
     assert hits[0] == "mcp__weather__get_forecast"
 
 
@@ -279,10 +279,10 @@ def test_a_tool_registered_while_the_index_builds_is_not_left_out() -> None:
 
 
 class Broken:
-    """A backend whose model cannot load, as a broken torch install would fail."""
+    """A backend that cannot load, as a broken numpy install would fail."""
 
     def __call__(self, docs: list[SearchDoc]) -> Broken:
-        raise OSError("libtorch_cpu.so: cannot open shared object file")
+        raise OSError("libopenblas.so: cannot open shared object file")
 
     def search(self, query: str, limit: int = 5) -> SearchOutcome:
         raise AssertionError("never built")
@@ -296,7 +296,7 @@ async def test_a_failing_backend_gives_way_to_the_pure_python_search() -> None:
                                          ToolContext(registry=reg))
     result = await built.execute(ExecControl(on_output=shown.append))  # type: ignore[union-attr]
     assert "mcp__weather__get_forecast" in result.text
-    assert "libtorch_cpu.so" in result.text and shown and "pure-Python" in shown[0]
+    assert "libopenblas.so" in result.text and shown and "pure-Python" in shown[0]
     assert reg.search_is_local
 
 
@@ -306,5 +306,5 @@ def test_the_registry_itself_falls_back_and_says_so_once() -> None:
     assert reg.search("weather forecast").hits[0].name == "mcp__weather__get_forecast"
     assert reg.search_is_local
     notice = reg.pop_search_notice()
-    assert notice is not None and "libtorch_cpu.so" in notice
+    assert notice is not None and "libopenblas.so" in notice
     assert reg.pop_search_notice() is None

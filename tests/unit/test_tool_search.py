@@ -144,7 +144,7 @@ async def test_reveal_is_rolled_back_when_the_refresh_fails() -> None:
 
 
 def test_a_query_is_bounded_and_deduplicated() -> None:
-    assert bounded_query("send an email") == ("send an email", "")
+    assert bounded_query("mail the weekly report") == ("mail the weekly report", "")
     query, note = bounded_query("email " * 20_000)
     assert query == "email" and "first 1 distinct words" in note
     many = " ".join(f"w{i}" for i in range(500))

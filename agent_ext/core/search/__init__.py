@@ -1,9 +1,10 @@
 """Search over deferred tools for ``tool_search``: ranks tools for a query the model writes.
 
-The model has seen only tool names, so queries paraphrase, abbreviate and misspell them; the
-index folds names into words, stems them, relates generic software and everyday synonyms and
-phrases, reads abbreviations, tolerates typos, tells questions from requests and weights rare
-words above common ones. Pure Python and stdlib only.
+The model has seen only tool names, so queries paraphrase, abbreviate and misspell them. The
+index scores tools with BM25F over name, server, description and parameter names, and widens
+each query word by mechanical rules: a table of abbreviations, typo correction against the
+catalogue's own words, prefixes, consonant skeletons, glued and split compounds, and server
+initials. Pure Python; docs/tool-search.md explains it.
 """
 
 from __future__ import annotations
