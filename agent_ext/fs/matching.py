@@ -12,7 +12,9 @@ Pure string logic, stdlib only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from itertools import pairwise
 
 from ._match_escape import DECODERS, decode_like, escaped_alike, has_escapes, search
@@ -20,13 +22,17 @@ from ._match_fuzzy import RELAXATION_ORDER, Candidate, find_candidates
 from ._match_indent import Reindent
 from ._match_text import LineIndex, line_numbers
 
-__all__ = ["Match", "MatchResult", "apply_edit", "find_edit", "snippet"]
+__all__ = ["Match", "MatchResult", "apply_edit", "closest_lines", "find_edit", "snippet",
+           "without_line_numbers"]
 
 NO_OCCURRENCE = "edit_no_occurrence_found"
 OCCURRENCE_MISMATCH = "edit_expected_occurrence_mismatch"
 NO_CHANGE = "edit_no_change"
 
 SNIPPET_MAX_LINES = 1000
+_LINE_NUMBER = re.compile(r"[ ]*\d+(?:\t|\| )")
+#: How alike (difflib ratio, 0..1) the file's text must be to old_string to be shown as closest.
+CLOSEST_MIN_RATIO = 0.4
 
 _HOW = {
     "crlf": "its line ends are matched to the file's (CRLF or LF)",
@@ -99,6 +105,38 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
     if not old:
         return _failure(NO_OCCURRENCE, "old_string is empty, so there is nothing to find. Put the "
                         "lines around the change in old_string and the edited lines in new_string.")
+    found = _find(content, old, new, replace_all)
+    bare_old = without_line_numbers(old)
+    if found.error != NO_OCCURRENCE or bare_old is None:
+        return found
+    # Copied from read_file's numbered output, numbers and all: drop them from both strings.
+    bare_new = without_line_numbers(new)
+    bare = _find(content, bare_old, new if bare_new is None else bare_new, replace_all)
+    if not bare.ok:
+        return found
+    matches = tuple(replace(m, stage="line_numbers") for m in bare.matches)
+    also = "" if bare_new is None else ", and from new_string too"
+    return MatchResult(matches, None, f"old_string held read_file's line numbers; it matched "
+                       f"({_lines(bare.lines)}) with them dropped{also}. Leave the numbers out "
+                       "next time.", bare.lines)
+
+
+def without_line_numbers(text: str) -> str | None:
+    """``text`` without the line-number prefix read_file puts on every line (``   12\t``, or
+    ``12| `` as an edit error shows lines), or None when not every non-blank line has one."""
+    lines = text.split("\n")
+    if not any(line.strip() for line in lines):
+        return None
+    bare = []
+    for line in lines:
+        prefix = _LINE_NUMBER.match(line)
+        if prefix is None and line.strip():
+            return None
+        bare.append(line[prefix.end():] if prefix else line)
+    return "\n".join(bare)
+
+
+def _find(content: str, old: str, new: str, replace_all: bool) -> MatchResult:
     file_crlf = _uses_crlf(content)
     if "\r\n" in new and not file_crlf:
         # Line ends are the file's business; CRLF pasted into an LF file would mix them.
@@ -118,7 +156,7 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
     placements = _merge([_relaxed(index, old, new, relaxed), *_retyped(index, old, new, relaxed)])
     if not placements and has_escapes(old):
         placements = _merge(_unescaped(index, old, new, relaxed | {"unescaped"}))
-    return _decide(content, placements, replace_all)
+    return _decide(content, placements, replace_all, old)
 
 
 def _uses_crlf(text: str) -> bool:
@@ -197,7 +235,7 @@ def _literal(content: str, old: str, new: str, replace_all: bool, relaxed: froze
         placements = [_Placement(s, s + len(old), relaxed, new, exact=True) for s in starts]
     else:
         placements = [_in_frame(content, starts[0], old, new, relaxed)]
-    return _decide(content, placements, replace_all)
+    return _decide(content, placements, replace_all, old)
 
 
 def _in_frame(content: str, start: int, old: str, new: str, relaxed: frozenset[str]
@@ -303,13 +341,14 @@ def _overlap(a: _Placement, b: _Placement) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _decide(content: str, placements: Sequence[_Placement], replace_all: bool) -> MatchResult:
+def _decide(content: str, placements: Sequence[_Placement], replace_all: bool,
+            old: str) -> MatchResult:
     """Apply the count rules to the placements found and build the result."""
     if not placements:
         return _failure(NO_OCCURRENCE, "old_string was not found in the file, even ignoring "
                         "trailing whitespace, indentation, tabs vs spaces, look-alike quotes, "
                         "dashes and spaces, CRLF vs LF line ends and escaped newlines. No edit "
-                        "was made. Re-read the file and copy old_string exactly from it.")
+                        "was made." + _closest_hint(content, old))
     lines = line_numbers(content, [p.start for p in placements])
     stages = sorted({p.stage for p in placements})
     fuzzy = stages != ["literal"]
@@ -384,6 +423,47 @@ def _lines(lines: Sequence[int]) -> str:
     shown = ", ".join(str(n) for n in lines[:20])
     more = f" and {len(lines) - 20} more" if len(lines) > 20 else ""
     return f"line{'s' if len(lines) > 1 else ''} {shown}{more}"
+
+
+def closest_lines(content: str, old: str, *, limit: int = 20_000) -> tuple[int, list[str]]:
+    """The run of the file's lines most like ``old`` (as many lines as it has, compared without
+    indentation): its first 1-based line number and the lines as they are in the file, or
+    ``(0, [])`` when nothing is alike or the file has more than ``limit`` lines."""
+    lines = content.split("\n")
+    wanted = [line.strip() for line in old.strip("\n").split("\n")]
+    if len(lines) > limit or not any(wanted):
+        return 0, []
+    size = min(len(wanted), len(lines))
+    target = "\n".join(wanted)
+    best, best_at = CLOSEST_MIN_RATIO, -1
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    for start in range(len(lines) - size + 1):
+        window = "\n".join(line.strip() for line in lines[start:start + size])
+        if not window.strip():
+            continue
+        matcher.set_seq1(window)
+        if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best:
+            best, best_at = ratio, start
+    if best_at < 0:
+        return 0, []
+    return best_at + 1, lines[best_at:best_at + size]
+
+
+def _closest_hint(content: str, old: str) -> str:
+    """What to do next, with the file's text nearest to ``old`` when there is some."""
+    first, lines = closest_lines(content, old)
+    if not lines:
+        return " Re-read the file and copy old_string exactly from it."
+    width = len(str(first + len(lines) - 1))
+    shown = "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, first))
+    span = f"line {first}" if len(lines) == 1 else f"lines {first}-{first + len(lines) - 1}"
+    return (f" The closest text in the file is at {span} (shown after the line number and "
+            f"'| '; old_string must not include them):\n{shown}\n"
+            "Copy old_string exactly from these lines and try again.")
 
 
 def _failure(code: str, message: str, lines: tuple[int, ...] = ()) -> MatchResult:

@@ -9,7 +9,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agent_ext.fs._match_text import CHAR_MAP, normalize_chars, split_blanks
-from agent_ext.fs.matching import MatchResult, apply_edit, find_edit, snippet
+from agent_ext.fs.matching import (
+    MatchResult,
+    apply_edit,
+    closest_lines,
+    find_edit,
+    snippet,
+    without_line_numbers,
+)
 
 LOOK_ALIKES = sorted(chr(c) for c in CHAR_MAP)
 
@@ -492,9 +499,47 @@ def test_replace_all_fuzzy_refused_when_places_overlap() -> None:
 
 
 def test_not_found_says_what_to_do_next() -> None:
-    result = refused(PY, "self.depth = d", "x")
+    result = refused(PY, "nothing of the sort", "x")
     assert result.error == "edit_no_occurrence_found"
     assert "Re-read the file" in result.message
+
+
+def test_not_found_shows_the_closest_lines_as_they_are() -> None:
+    """A retyped old_string gets the file's real text near it, numbered, to copy next time."""
+    result = refused(PY, "self.height = h", "self.h = 2 * h")
+    assert "The closest text in the file is at line 8" in result.message
+    assert "\n8|         self.h = h\n" in result.message
+    two = refused(PY, "if self.width < 0:\n    raise ValueError('negative')", "x")
+    assert "lines 11-12" in two.message
+    assert "11|         if self.w < 0:\n12|             raise ValueError('negative width')" \
+        in two.message
+
+
+def test_closest_lines_is_the_most_alike_run() -> None:
+    assert closest_lines(PY, "return w * hh") == (2, ["    return w * h"])
+    assert closest_lines(PY, "zzzz qqqq") == (0, [])
+    assert closest_lines("a\n", "\n\n") == (0, [])
+    assert closest_lines("x = 1\n" * 10, "x = 2", limit=5) == (0, [])
+
+
+@pytest.mark.parametrize("numbered", [
+    "     2\t    return w * h",  # as read_file numbers lines
+    "2|     return w * h",  # as the closest-lines hint shows them
+])
+def test_line_numbers_copied_from_a_read_are_dropped(numbered: str) -> None:
+    result = find_edit(PY, numbered, "    return w * h * 1")
+    assert result.ok, result.message
+    assert apply_edit(PY, result).splitlines()[1] == "    return w * h * 1"
+    assert "line numbers" in result.message
+    assert result.matches[0].stage == "line_numbers"
+
+
+def test_line_numbers_are_dropped_from_new_string_too() -> None:
+    result = find_edit(PY, "     1\tdef area(w, h):\n     2\t    return w * h",
+                       "     1\tdef area(w, h):\n     2\t    return h * w")
+    assert apply_edit(PY, result).startswith("def area(w, h):\n    return h * w\n")
+    assert without_line_numbers("1\tx\ny") is None  # not every line numbered: left as is
+    assert without_line_numbers("  \n") is None
 
 
 def test_apply_edit_refuses_a_failed_result() -> None:
