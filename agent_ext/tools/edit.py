@@ -48,6 +48,11 @@ class EditTool(Tool[EditParams]):
     kind = Kind.EDIT
     params_model = EditParams
     search_hint = "replace str_replace modify change patch file text"
+    compact_description = (
+        "Fix or change lines of a file (or cell://<id>): old_string is the current text, copied "
+        "from read_file's output without the line numbers; new_string replaces it.")
+    compact_params = {"old_string": "The exact current text to replace.",
+                      "new_string": "The text to put in its place."}
 
     def invocation(self, params: EditParams, ctx: ToolContext) -> EditInvocation:
         return EditInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))

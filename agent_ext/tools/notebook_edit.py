@@ -69,6 +69,11 @@ class NotebookEditTool(Tool[NotebookEditParams]):
     kind = Kind.EDIT
     params_model = NotebookEditParams
     search_hint = "jupyter ipynb cell notebook insert delete move replace markdown code"
+    compact_description = (
+        "Fix or change a notebook cell: cell_id as read_file shows it, new_source the whole "
+        "new source of the cell. Also inserts, deletes or moves cells (edit_mode).")
+    compact_params = {"cell_id": "The cell's id, as read_file shows it.",
+                      "new_source": "The complete new source of the cell."}
 
     def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
         mode = params.edit_mode

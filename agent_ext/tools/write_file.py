@@ -41,6 +41,9 @@ class WriteFileTool(Tool[WriteFileParams]):
     kind = Kind.EDIT
     params_model = WriteFileParams
     search_hint = "create new file save overwrite"
+    compact_description = (
+        "Create a new file, or replace all of a file with the complete new content. To fix "
+        "some lines, use edit.")
 
     def invocation(self, params: WriteFileParams, ctx: ToolContext) -> WriteFileInvocation:
         return WriteFileInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))
