@@ -33,6 +33,9 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The output cap sent to local servers when none is configured.
 LOCAL_MAX_OUTPUT_TOKENS = 2048
 _CAP_KEYS = ("max_tokens", "max_completion_tokens", "n_predict")
+#: Sampling sent to local servers unless extra_body sets it: greedy and seeded, so a small
+#: model's tool calls are as well-formed as it can make them and a run can be repeated.
+LOCAL_SAMPLING: dict[str, Any] = {"temperature": 0, "seed": 1}
 
 
 class OpenAIChatModel:
@@ -47,6 +50,8 @@ class OpenAIChatModel:
     ``LOCAL_MAX_OUTPUT_TOKENS`` when it is None, cloud providers no cap. ``context_window``
     overrides the window a local server reports. ``in_band_tools`` says whether tool calls
     written as text are read as calls: ``auto`` (local servers only), ``always`` or ``never``.
+    Local servers are sent ``LOCAL_SAMPLING`` (temperature 0, a fixed seed) for each key
+    ``extra_body`` does not set.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
@@ -145,6 +150,8 @@ class OpenAIChatModel:
             body["max_tokens"] = request.max_output_tokens
         elif self.max_output_tokens is not None and not any(k in extra for k in _CAP_KEYS):
             body["max_tokens"] = self.max_output_tokens
+        if self.local:
+            body.update({k: v for k, v in LOCAL_SAMPLING.items() if k not in extra})
         async for item in with_retries(lambda: self._attempt(body, extra, ep, key), self.retry,
                                        lambda exc, n: classify(exc, self._sdk, ep, n)):
             yield item
