@@ -211,8 +211,9 @@ async def test_the_same_failing_call_is_named_then_stops_the_run(tmp_path: Path)
     first, second, third = (r for _, r in run.tool_calls)
     assert third.is_error
     assert first.is_error and "exact call already" not in first.text
-    assert second.text.startswith("You made this exact call already, and it failed then with:")
-    assert first.text.split()[0] in second.text  # the first error is quoted
+    assert second.text.startswith("You made this exact call already, and it failed the same "
+                                  "way then")
+    assert second.text.endswith(first.text)  # the error, once: it says what to change
     assert run.stop_reason == "repeated_call" and model.remaining == 1
     assert any("same failing call" in n for n in notices(events))
     assert unanswered_calls(agent.messages) == []
@@ -228,6 +229,23 @@ async def test_changed_arguments_or_a_success_do_not_count_as_repeats(tmp_path: 
     assert run.stop_reason == "end" and len(texts) == 5
     assert "exact call already" in texts[2] and "exact call already" not in texts[1]
     assert texts[3] == texts[4] == "a: found"
+
+
+async def test_a_repeat_that_fails_differently_quotes_the_first_error(tmp_path: Path) -> None:
+    failures = iter(["first reason", "second reason"])
+
+    @tool(kind=Kind.READ, read_only=True, defer=False)
+    def flaky(key: str) -> str:
+        """Fail with a new reason each time."""
+        raise ValueError(next(failures))
+
+    agent, _, _ = scripted_agent([call("flaky", {"key": "a"}, id="1"),
+                                  call("flaky", {"key": "a"}, id="2"), "done"], tmp_path)
+    agent.registry.register(flaky)
+    run = await agent.run("go")
+    second = run.tool_calls[1][1].text
+    assert second.startswith("You made this exact call already, and it failed then with:")
+    assert "first reason" in second and second.rstrip().endswith("second reason")
 
 
 # -- the window -------------------------------------------------------------------------------
