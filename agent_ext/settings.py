@@ -26,7 +26,7 @@ TOOL_SEARCHES = ("auto", "lexical", "embed")
 #: The values of ``"inBandTools"``: read tool calls models write as text (auto: local servers).
 IN_BAND_TOOLS = ("auto", "always", "never")
 #: Per-model keys, at the top level (for the configured model) or under ``"modelOptions"``.
-MODEL_OPTION_KEYS = ("inBandTools", "contextWindow", "maxOutputTokens")
+MODEL_OPTION_KEYS = ("inBandTools", "contextWindow", "maxOutputTokens", "temperature")
 
 Scope = Literal["project local", "project", "user"]
 T = TypeVar("T")
@@ -270,6 +270,11 @@ def _check_model_options(file: SettingsFile, data: dict[str, Any], prefix: str) 
                                 and value > 0):
             out.append(f"{file.path}:{file.line_at(file.key_offset(key))}: "
                        f'"{prefix}{key}" must be a positive number of tokens; it is ignored.')
+    heat = data.get("temperature")
+    if "temperature" in data and not (isinstance(heat, int | float) and not isinstance(heat, bool)
+                                      and 0 <= heat <= 2):
+        out.append(f"{file.path}:{file.line_at(file.key_offset('temperature'))}: "
+                   f'"{prefix}temperature" must be a number from 0 to 2; it is ignored.')
     return out
 
 

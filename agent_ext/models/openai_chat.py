@@ -50,8 +50,8 @@ class OpenAIChatModel:
     ``LOCAL_MAX_OUTPUT_TOKENS`` when it is None, cloud providers no cap. ``context_window``
     overrides the window a local server reports. ``in_band_tools`` says whether tool calls
     written as text are read as calls: ``auto`` (local servers only), ``always`` or ``never``.
-    Local servers are sent ``LOCAL_SAMPLING`` (temperature 0, a fixed seed) for each key
-    ``extra_body`` does not set.
+    ``temperature`` is sent when given; local servers are otherwise sent ``LOCAL_SAMPLING``
+    (temperature 0, a fixed seed) for each key ``extra_body`` does not set.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
@@ -60,7 +60,7 @@ class OpenAIChatModel:
                  max_retry_wait: float = 30.0,
                  api_key_env: str | None = "OPENAI_API_KEY",
                  max_output_tokens: int | None = None, context_window: int | None = None,
-                 in_band_tools: InBandMode = "auto") -> None:
+                 in_band_tools: InBandMode = "auto", temperature: float | None = None) -> None:
         import openai  # noqa: PLC0415  (deferred: a large import the agent may never need)
 
         self._sdk: Any = openai
@@ -79,6 +79,7 @@ class OpenAIChatModel:
         self.in_band_tools: InBandMode = in_band_tools
         self._max_output_tokens = max_output_tokens
         self._context_window = context_window
+        self.temperature = temperature
 
     @property
     def url(self) -> str:
@@ -150,8 +151,10 @@ class OpenAIChatModel:
             body["max_tokens"] = request.max_output_tokens
         elif self.max_output_tokens is not None and not any(k in extra for k in _CAP_KEYS):
             body["max_tokens"] = self.max_output_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
         if self.local:
-            body.update({k: v for k, v in LOCAL_SAMPLING.items() if k not in extra})
+            body.update({k: v for k, v in LOCAL_SAMPLING.items() if k not in extra | body})
         async for item in with_retries(lambda: self._attempt(body, extra, ep, key), self.retry,
                                        lambda exc, n: classify(exc, self._sdk, ep, n)):
             yield item

@@ -152,6 +152,24 @@ async def test_no_tool_choice_or_cap_for_a_cloud_request_without_tools(tmp_path:
     assert srv.bodies[0]["max_tokens"] == LOCAL_MAX_OUTPUT_TOKENS
 
 
+@pytest.mark.parametrize(("kw", "sent"), [
+    ({}, {"temperature": 0, "seed": 1}),  # greedy and seeded by default
+    ({"extra_body": {"temperature": 0.5}}, {"seed": 1}),  # extra_body's own wins (sent there)
+    ({"temperature": 0.7}, {"temperature": 0.7, "seed": 1}),
+])
+async def test_a_local_server_gets_greedy_seeded_sampling_unless_told(
+        kw: dict[str, Any], sent: dict[str, Any]) -> None:
+    from agent_ext.models import ModelRequest
+    from agent_ext.models.base import complete
+    with FakeOpenAI([oai.text_reply("hi")]) as srv:
+        model = OpenAIChatModel("m", base_url=srv.base_url, provider="llamacpp", **kw)
+        await complete(model, ModelRequest(messages=(), tools=(), system="s"))
+    body = srv.bodies[0]
+    assert {k: body[k] for k in ("temperature", "seed") if k in body} == {
+        **sent, **kw.get("extra_body", {})}
+    assert not OpenAIChatModel("m", base_url="https://api.example.com/v1").local  # cloud: none
+
+
 # -- honest ends ------------------------------------------------------------------------------
 
 def cut(response: ModelResponse) -> ModelResponse:
