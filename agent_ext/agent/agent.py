@@ -451,7 +451,8 @@ class Agent:
             return False
         if any(not r.is_error and self._kind(c.name) is Kind.EDIT for c, r in calls):
             return False
-        read = [c for c, r in calls if not r.is_error and self.registry.resolve(c.name) == "read_file"]
+        read = [c for c, r in calls
+                if not r.is_error and self.registry.resolve(c.name) == "read_file"]
         paths = []
         for call in read:
             try:

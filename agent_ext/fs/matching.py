@@ -11,8 +11,8 @@ Pure string logic, stdlib only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from itertools import pairwise

@@ -11,7 +11,9 @@ through the session's URL router with the same matcher.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -51,8 +53,9 @@ class EditTool(Tool[EditParams]):
     compact_description = (
         "Fix or change lines of a file (or cell://<id>): old_string is the current text, copied "
         "from read_file's output without the line numbers; new_string replaces it.")
-    compact_params = {"old_string": "The exact current text to replace.",
-                      "new_string": "The text to put in its place."}
+    compact_params: ClassVar[Mapping[str, str]] = {
+        "old_string": "The exact current text to replace.",
+        "new_string": "The text to put in its place."}
 
     def invocation(self, params: EditParams, ctx: ToolContext) -> EditInvocation:
         return EditInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -72,8 +73,9 @@ class NotebookEditTool(Tool[NotebookEditParams]):
     compact_description = (
         "Fix or change a notebook cell: cell_id as read_file shows it, new_source the whole "
         "new source of the cell. Also inserts, deletes or moves cells (edit_mode).")
-    compact_params = {"cell_id": "The cell's id, as read_file shows it.",
-                      "new_source": "The complete new source of the cell."}
+    compact_params: ClassVar[Mapping[str, str]] = {
+        "cell_id": "The cell's id, as read_file shows it.",
+        "new_source": "The complete new source of the cell."}
 
     def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
         mode = params.edit_mode

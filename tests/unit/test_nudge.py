@@ -124,3 +124,21 @@ async def test_no_note_when_it_does_not_apply(tmp_path: Path, mode: str,
     agent, _ = agent_for(steps, tmp_path, in_band_tools=mode)
     run = await agent.run("fix add in calc.py")
     assert run.text == FIX_AS_TEXT and run.turns == len(steps)
+
+
+@pytest.mark.parametrize(("profile", "content", "written"), [
+    ("compact", "    return a + b\n", False),  # the fixed line alone: the rest would be lost
+    ("compact", CALC.replace("a - b", "a + b"), True),  # the whole file, fixed
+    ("default", "    return a + b\n", True),  # a large model's overwrite is its own choice
+])
+async def test_a_fragment_sent_as_a_whole_file_is_refused_for_a_small_model(
+        tmp_path: Path, profile: str, content: str, written: bool) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    agent, _ = agent_for([], tmp_path, tool_profile=profile)
+    await agent.call_tool("read_file", {"file_path": "calc.py"})
+    result = await agent.call_tool("write_file", {"file_path": "calc.py", "content": content})
+    await agent.aclose()
+    assert (tmp_path / "calc.py").read_text() == (content if written else CALC)
+    assert result.is_error is not written
+    if not written:
+        assert "keeps 0 of the 3 lines" in result.text and "call edit" in result.text
