@@ -30,6 +30,9 @@ from .inband import IN_BAND_MODES, InBandMode
 from .types import ModelRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Seconds without a byte from the server before a request fails (and is retried).
+CLOUD_TIMEOUT = 120.0
+LOCAL_TIMEOUT = 600.0
 #: The output cap sent to local servers when none is configured.
 LOCAL_MAX_OUTPUT_TOKENS = 2048
 _CAP_KEYS = ("max_tokens", "max_completion_tokens", "n_predict")
@@ -55,7 +58,7 @@ class OpenAIChatModel:
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 provider: str = "openai", max_retries: int = 4, timeout: float = 120,
+                 provider: str = "openai", max_retries: int = 4, timeout: float | None = None,
                  extra_body: dict[str, Any] | None = None, retry_base_delay: float = 1.0,
                  max_retry_wait: float = 30.0,
                  api_key_env: str | None = "OPENAI_API_KEY",
@@ -69,7 +72,7 @@ class OpenAIChatModel:
         self.api_key = api_key
         self.provider = provider
         self.api_key_env = api_key_env
-        self.timeout = float(timeout)
+        self._timeout = None if timeout is None else float(timeout)
         self.extra_body = dict(extra_body or {})
         self.retry = RetryPolicy(max_retries, retry_base_delay, max_retry_wait)
         self._stream_options = True
@@ -90,6 +93,19 @@ class OpenAIChatModel:
     def local(self) -> bool:
         """Whether the server runs on this machine or is a self-hosted local kind."""
         return window.is_local(self.provider, self.url)
+
+    @property
+    def timeout(self) -> float:
+        """Seconds to wait for the server to send anything: ``LOCAL_TIMEOUT`` for a local server
+        (its first answer waits for the whole prompt to be processed on this machine's CPU),
+        else ``CLOUD_TIMEOUT``, unless given."""
+        if self._timeout is not None:
+            return self._timeout
+        return LOCAL_TIMEOUT if self.local else CLOUD_TIMEOUT
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._timeout = float(seconds)
 
     @property
     def max_output_tokens(self) -> int | None:
