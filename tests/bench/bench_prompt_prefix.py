@@ -22,10 +22,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from agent_ext.core.profiles import PROFILES
 from agent_ext.agent import Agent
 from agent_ext.agent import prompt as prompt_mod
 from agent_ext.core import TextPart
+from agent_ext.core.profiles import PROFILES
 from agent_ext.models import Message, ScriptedModel
 from agent_ext.models._openai_convert import to_messages, to_tools
 
