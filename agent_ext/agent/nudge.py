@@ -62,12 +62,20 @@ def fences(text: str) -> list[str]:
 def propose(text: str, targets: Iterable[Target]) -> Proposal | None:
     """The one call the fenced code in ``text`` asks for, or None when it is not clear."""
     found: list[tuple[float, Proposal]] = []
+    targets = list(targets)
+    # A fence often shows a changed cell with the cells before it: their lines are context.
+    notebooks: dict[str, set[str]] = {}
+    for target in targets:
+        if target.cell_id is not None:
+            notebooks.setdefault(target.path, set()).update(
+                line.strip() for line in target.text.split("\n"))
     for block in fences(text):
         lines = block.rstrip("\n").split("\n")
         if not block.strip() or len(lines) > MAX_FENCE_LINES:
             continue
         for target in targets:
-            change = _change(target.text, lines)
+            context = notebooks.get(target.path, set()) if target.cell_id is not None else set()
+            change = _change(target.text, lines, context)
             if change is not None:
                 found.append((change[0], _proposal(target, *change[1:])))
     if not found:
@@ -77,15 +85,17 @@ def propose(text: str, targets: Iterable[Target]) -> Proposal | None:
     return next(p for s, p in found if s == best) if len(winners) == 1 else None
 
 
-def _change(text: str, fence: Sequence[str]) -> tuple[float, int, int, list[str]] | None:
+def _change(text: str, fence: Sequence[str], context: set[str] | None = None
+            ) -> tuple[float, int, int, list[str]] | None:
     """Where ``fence`` changes ``text``: (the share of the fence's lines that are the text's,
     first changed line, end line (0-based, exclusive), the new lines for that span).
 
-    Every non-blank fence line must be a line of the text or alike to exactly one line of it
-    that the fence does not also hold unchanged; otherwise the fence is new code, not a fix."""
+    Every non-blank fence line must be a line of the text (or of ``context``: the other cells
+    of its notebook) or alike to exactly one line of the text that the fence does not also
+    hold unchanged; otherwise the fence is new code, not a fix."""
     lines = text.split("\n")
     strip = [line.strip() for line in lines]
-    present = set(strip)
+    present = set(strip) | (context or set())
     shown = [line for line in fence if line.strip()]
     changed: dict[int, str] = {}
     for line in shown:

@@ -30,6 +30,7 @@ OCCURRENCE_MISMATCH = "edit_expected_occurrence_mismatch"
 NO_CHANGE = "edit_no_change"
 
 SNIPPET_MAX_LINES = 1000
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 _LINE_NUMBER = re.compile(r"[ ]*\d+(?:\t|\| )")
 #: How alike (difflib ratio, 0..1) the file's text must be to old_string to be shown as closest.
 CLOSEST_MIN_RATIO = 0.4
@@ -426,31 +427,37 @@ def _lines(lines: Sequence[int]) -> str:
 
 
 def closest_lines(content: str, old: str, *, limit: int = 20_000) -> tuple[int, list[str]]:
-    """The run of the file's lines most like ``old`` (as many lines as it has, compared without
-    indentation): its first 1-based line number and the lines as they are in the file, or
+    """The run of the file's lines most like ``old``, compared token by token without
+    indentation and line breaks (as many lines as it has, or up to two more: lines run together
+    into one are found too): its first 1-based line number and the lines as they are in the file, or
     ``(0, [])`` when nothing is alike or the file has more than ``limit`` lines."""
     lines = content.split("\n")
     wanted = [line.strip() for line in old.strip("\n").split("\n")]
     if len(lines) > limit or not any(wanted):
         return 0, []
-    size = min(len(wanted), len(lines))
-    target = "\n".join(wanted)
-    best, best_at = CLOSEST_MIN_RATIO, -1
-    matcher = SequenceMatcher(autojunk=False)
+    tokens = [_TOKEN.findall(line) for line in lines]
+    target = _TOKEN.findall(" ".join(wanted))
+    best, best_at, best_size = 0.0, -1, 0
+    matcher: SequenceMatcher[str] = SequenceMatcher(autojunk=False)
     matcher.set_seq2(target)
-    for start in range(len(lines) - size + 1):
-        window = "\n".join(line.strip() for line in lines[start:start + size])
-        if not window.strip():
-            continue
-        matcher.set_seq1(window)
-        if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
-            continue
-        ratio = matcher.ratio()
-        if ratio > best:
-            best, best_at = ratio, start
+    for size in range(min(len(wanted), len(lines)), min(len(wanted) + 2, len(lines)) + 1):
+        for start in range(len(lines) - size + 1):
+            window = [t for line in tokens[start:start + size] for t in line]
+            if not window:
+                continue
+            matcher.set_seq1(window)
+            if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+                continue
+            ratio = matcher.ratio()
+            if ratio < CLOSEST_MIN_RATIO:
+                continue
+            # Alike as a whole, and holding as much of old_string as may be (in order).
+            found = sum(b.size for b in matcher.get_matching_blocks()) / len(target)
+            if ratio * found > best:
+                best, best_at, best_size = ratio * found, start, size
     if best_at < 0:
         return 0, []
-    return best_at + 1, lines[best_at:best_at + size]
+    return best_at + 1, lines[best_at:best_at + best_size]
 
 
 def _closest_hint(content: str, old: str) -> str:

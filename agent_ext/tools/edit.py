@@ -107,6 +107,16 @@ class EditInvocation(ChangeInvocation[EditParams]):
         return ChangePlan(target=url.href, original=resolved.text, proposed=new, url=url,
                           note=note, resolved=True)
 
+    def _against(self, content: str) -> str:
+        p = self.params
+        if not p.old_string:
+            return ""
+        found = find_edit(content, p.old_string, p.new_string, replace_all=p.replace_all)
+        if found.ok:
+            return (f"Your old_string matches ({', '.join(f'line {n}' for n in found.lines)}): "
+                    "send the same edit again to make the change.")
+        return found.message.replace("No edit was made. ", "")
+
     def _message(self, plan: ChangePlan, text: str, modified: bool) -> str:
         if plan.created:
             head = f"Created new file {plan.target} with the provided content."

@@ -515,6 +515,12 @@ def test_not_found_shows_the_closest_lines_as_they_are() -> None:
         in two.message
 
 
+def test_lines_run_together_into_one_are_found_as_the_lines_they_were() -> None:
+    text = 'def add(a, b):\n    """Sum."""\n    return a - b\n'
+    assert closest_lines(text, "def add(a, b): return a - b") == (
+        1, ["def add(a, b):", '    """Sum."""', "    return a - b"])
+
+
 def test_closest_lines_is_the_most_alike_run() -> None:
     assert closest_lines(PY, "return w * hh") == (2, ["    return w * h"])
     assert closest_lines(PY, "zzzz qqqq") == (0, [])

@@ -65,6 +65,17 @@ def test_a_cell_gets_its_whole_new_source() -> None:
     assert json.loads(note.split("\n", 1)[1])["name"] == "notebook_edit"
 
 
+def test_a_fence_showing_the_cells_before_the_changed_one_is_still_clear() -> None:
+    cells = [Target("nb.ipynb", "nums = [3, 5, 7]", "data", "nb.ipynb"),
+             Target("nb.ipynb", "avg = sum(nums) / len(num)\nprint(avg)", "average", "nb.ipynb")]
+    found = propose("Here:\n```python\nnums = [3, 5, 7]\navg = sum(nums) / len(nums)\n"
+                    "print(avg)\n```", cells)
+    assert found is not None and found.arguments["cell_id"] == "average"
+    assert found.arguments["new_source"] == "avg = sum(nums) / len(nums)\nprint(avg)"
+    assert propose("```\nnums = [3, 5, 7]\navg = sum(nums) / len(nums)\n```",
+                   [Target("a.py", "x = 1"), cells[1]]) is None  # context is the same notebook
+
+
 def test_fences_and_targets_are_read_as_they_are_now(tmp_path: Path) -> None:
     assert fences("a\n```py\nx\n```\nb ```\ny\n```") == ["x\n", "y\n"]
     (tmp_path / "calc.py").write_text(CALC)
