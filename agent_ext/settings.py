@@ -270,12 +270,14 @@ def _check_model_options(file: SettingsFile, data: dict[str, Any], prefix: str) 
                                 and value > 0):
             out.append(f"{file.path}:{file.line_at(file.key_offset(key))}: "
                        f'"{prefix}{key}" must be a positive number of tokens; it is ignored.')
-    heat = data.get("temperature")
-    if "temperature" in data and not (isinstance(heat, int | float) and not isinstance(heat, bool)
-                                      and 0 <= heat <= 2):
+    if "temperature" in data and not _is_temperature(data["temperature"]):
         out.append(f"{file.path}:{file.line_at(file.key_offset('temperature'))}: "
                    f'"{prefix}temperature" must be a number from 0 to 2; it is ignored.')
     return out
+
+
+def _is_temperature(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 2
 
 
 def model_options(settings: Settings, spec: str) -> dict[str, Any]:
@@ -294,6 +296,9 @@ def model_options(settings: Settings, spec: str) -> dict[str, Any]:
                 if key == "inBandTools":
                     if isinstance(value, str) and value.lower() in IN_BAND_TOOLS:
                         found[key] = value.lower()
+                elif key == "temperature":
+                    if _is_temperature(value):
+                        found[key] = value
                 elif isinstance(value, int) and not isinstance(value, bool) and value > 0:
                     found[key] = value
     return found

@@ -170,6 +170,23 @@ async def test_a_local_server_gets_greedy_seeded_sampling_unless_told(
     assert not OpenAIChatModel("m", base_url="https://api.example.com/v1").local  # cloud: none
 
 
+def test_the_temperature_setting_is_checked_and_reaches_the_model(tmp_path: Path) -> None:
+    from agent_ext.models.config import model_from_spec
+    from agent_ext.settings import load_settings, model_options
+    folder = tmp_path / "project"
+    (folder / ".agent_ext").mkdir(parents=True)
+    settings_file = folder / ".agent_ext" / "settings.json"
+    settings_file.write_text(json.dumps({"modelOptions": {"llamacpp:qwen": {"temperature": 0.3},
+                                                          "llamacpp:bad": {"temperature": 9}}}))
+    settings = load_settings(folder)
+    assert model_options(settings, "llamacpp:qwen") == {"temperature": 0.3}
+    assert model_options(settings, "llamacpp:bad") == {}
+    assert any('"modelOptions.llamacpp:bad.temperature" must be a number from 0 to 2' in p
+               for p in settings.problems)
+    model = model_from_spec("llamacpp:qwen", options=model_options(settings, "llamacpp:qwen"))
+    assert isinstance(model, OpenAIChatModel) and model.temperature == 0.3
+
+
 # -- honest ends ------------------------------------------------------------------------------
 
 def cut(response: ModelResponse) -> ModelResponse:
