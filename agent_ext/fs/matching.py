@@ -11,6 +11,7 @@ Pure string logic, stdlib only.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from ._match_indent import Reindent
 from ._match_text import LineIndex, line_numbers
 
 __all__ = ["Match", "MatchResult", "apply_edit", "closest_lines", "find_edit", "snippet",
-           "without_line_numbers"]
+           "suggest_edit", "without_line_numbers"]
 
 NO_OCCURRENCE = "edit_no_occurrence_found"
 OCCURRENCE_MISMATCH = "edit_expected_occurrence_mismatch"
@@ -108,18 +109,59 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
                         "lines around the change in old_string and the edited lines in new_string.")
     found = _find(content, old, new, replace_all)
     bare_old = without_line_numbers(old)
+    if found.error == NO_OCCURRENCE and bare_old is None:
+        return _with_suggestion(found, content, old, new)
     if found.error != NO_OCCURRENCE or bare_old is None:
         return found
     # Copied from read_file's numbered output, numbers and all: drop them from both strings.
     bare_new = without_line_numbers(new)
     bare = _find(content, bare_old, new if bare_new is None else bare_new, replace_all)
     if not bare.ok:
-        return found
+        return _with_suggestion(found, content, old, new)
     matches = tuple(replace(m, stage="line_numbers") for m in bare.matches)
     also = "" if bare_new is None else ", and from new_string too"
     return MatchResult(matches, None, f"old_string held read_file's line numbers; it matched "
                        f"({_lines(bare.lines)}) with them dropped{also}. Leave the numbers out "
                        "next time.", bare.lines)
+
+
+def suggest_edit(content: str, old: str, new: str) -> tuple[str, str] | None:
+    """The edit a missed old_string most likely meant: the change it makes (old_string and
+    new_string without what they share at both ends), made on the one line of the file that
+    holds the changed text and is most like old_string. None when that is not clear."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old), len(new)) - head
+           and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]):
+        tail += 1
+    gone, put = old[head:len(old) - tail], new[head:len(new) - tail]
+    if not gone.strip() or "\n" in gone or "\n" in put:
+        return None
+    lines = content.split("\n")
+    holding = [line for line in lines if line.count(gone) == 1]
+    if not holding:
+        return None
+    scored = sorted(((SequenceMatcher(None, line.strip(), old.strip()).ratio(), line)
+                     for line in holding), reverse=True)
+    best, line = scored[0]
+    if best < CLOSEST_MIN_RATIO or (len(scored) > 1 and scored[1][0] == best):
+        return None
+    if lines.count(line) != 1:
+        return None
+    return line, line.replace(gone, put)
+
+
+def _with_suggestion(found: MatchResult, content: str, old: str, new: str) -> MatchResult:
+    """A missed old_string's error, with the call that makes its change when that is clear."""
+    suggestion = suggest_edit(content, old, new)
+    if suggestion is None:
+        return found
+    old_line, new_line = suggestion
+    as_json = json.dumps({"old_string": old_line, "new_string": new_line}, ensure_ascii=False)
+    return replace(found, message=f"{found.message}\nThe change you sent fits one line of the "
+                   f"file; to make it there, send: {as_json}")
 
 
 def without_line_numbers(text: str) -> str | None:

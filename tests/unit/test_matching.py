@@ -15,6 +15,7 @@ from agent_ext.fs.matching import (
     closest_lines,
     find_edit,
     snippet,
+    suggest_edit,
     without_line_numbers,
 )
 
@@ -519,6 +520,26 @@ def test_lines_run_together_into_one_are_found_as_the_lines_they_were() -> None:
     text = 'def add(a, b):\n    """Sum."""\n    return a - b\n'
     assert closest_lines(text, "def add(a, b): return a - b") == (
         1, ["def add(a, b):", '    """Sum."""', "    return a - b"])
+
+
+def test_a_missed_old_string_is_offered_its_change_on_the_line_that_fits() -> None:
+    text = 'def add(a, b):\n    """Sum."""\n    return a - b\n'
+    result = refused(text, "def add(a, b): return a - b", "def add(a, b): return a + b")
+    assert result.message.endswith(
+        'send: {"old_string": "    return a - b", "new_string": "    return a + b"}')
+    assert suggest_edit(text, "return a - b - 0", "return a + b - 0") == (
+        "    return a - b", "    return a + b")
+
+
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("x = 1\n", "y = 6", "y = 3"),  # the changed text is nowhere
+    ("x = a - b\ny = a - b\n", "z = a - b", "z = a + b"),  # two lines fit alike
+    ("x = a - b\nx = a - b\n", "x = a -- b", "x = a ++ b"),  # nowhere as such
+    ("x = 1\n", "x = 2\ny = 2", "x = 3\ny = 3"),  # a change over several lines
+    ("x = 1\n", "same", "same"),  # no change at all
+])
+def test_no_change_is_offered_when_its_place_is_not_clear(text: str, old: str, new: str) -> None:
+    assert suggest_edit(text, old, new) is None
 
 
 def test_closest_lines_is_the_most_alike_run() -> None:
