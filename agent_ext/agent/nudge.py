@@ -48,10 +48,12 @@ class Proposal:
     def note(self) -> str:
         where = (f"cell {self.target.cell_id!r} of {self.target.path}"
                  if self.target.cell_id is not None else self.target.path)
-        call = json.dumps({"name": self.tool, "arguments": self.arguments}, ensure_ascii=False)
+        call = json.dumps({"name": self.tool, "arguments": self.arguments}, ensure_ascii=False,
+                          indent=2)
         return (f"[agent_ext] Nothing was changed: your answer shows a change to {where} as "
-                "text, but only tool calls change files and cells. If that change is the fix, "
-                f"make it with this call (or correct it first):\n{call}")
+                "text, but only a tool call changes files and cells. If that change is the fix, "
+                f"reply with only this tool call (correct it first if it is wrong):\n"
+                f"```json\n{call}\n```")
 
 
 def fences(text: str) -> list[str]:

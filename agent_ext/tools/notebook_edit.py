@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agent_ext.core import (
     ConfirmationDetails,
@@ -60,6 +60,13 @@ class NotebookEditParams(Params):
     edit_mode: Literal["replace", "insert", "delete", "move"] = Field(default="replace")
     after_cell_id: str | None = Field(
         default=None, description="move: the cell to put it after; omit for the top.")
+
+    @field_validator("notebook_path", "cell_id", "after_cell_id", "cell_type", mode="before")
+    @classmethod
+    def _empty_is_absent(cls, value: object) -> object:
+        """Small models fill every optional parameter, with "" for the ones they mean to leave
+        out; for a path, an id or a type that means the same as leaving it out."""
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 class NotebookEditTool(Tool[NotebookEditParams]):

@@ -62,7 +62,9 @@ def test_a_cell_gets_its_whole_new_source() -> None:
                                "new_source": "avg = sum(nums) / len(nums)\nprint(avg)"}
     note = found.note()
     assert "Nothing was changed" in note and "cell 'average' of nb.ipynb" in note
-    assert json.loads(note.split("\n", 1)[1])["name"] == "notebook_edit"
+    call = json.loads(fences(note)[0])  # written as the model writes calls: read as a call
+    assert call == {"name": "notebook_edit", "arguments": found.arguments}
+    assert "reply with only this tool call" in note
 
 
 def test_a_fence_showing_the_cells_before_the_changed_one_is_still_clear() -> None:
@@ -153,3 +155,12 @@ async def test_a_fragment_sent_as_a_whole_file_is_refused_for_a_small_model(
     assert result.is_error is not written
     if not written:
         assert "keeps 0 of the 3 lines" in result.text and "call edit" in result.text
+
+
+def test_empty_optional_cell_parameters_count_as_left_out() -> None:
+    from agent_ext.tools.notebook_edit import NotebookEditParams
+    params = NotebookEditParams.model_validate({
+        "notebook_path": "", "cell_id": "a", "new_source": "", "cell_type": " ",
+        "after_cell_id": ""})
+    assert (params.notebook_path, params.cell_type, params.after_cell_id) == (None, None, None)
+    assert params.new_source == ""  # an empty source is a real value: the cell emptied
