@@ -92,6 +92,10 @@ class NotebookEditTool(Tool[NotebookEditParams]):
         except ParamsError as err:
             return str(err)
         if path is not None and not path.lower().endswith(".ipynb"):
+            if ctx.resolve(path).is_dir():
+                return (f"`notebook_path` {path!r} is a folder, not a notebook: leave "
+                        "notebook_path out to edit the notebook you run in, or give the path "
+                        "of a .ipynb file")
             return (f"`notebook_path` {path!r} is not a .ipynb notebook; use edit or write_file "
                     "for other files")
         if mode in ("replace", "delete", "move") and not params.cell_id:

@@ -164,3 +164,13 @@ def test_empty_optional_cell_parameters_count_as_left_out() -> None:
         "after_cell_id": ""})
     assert (params.notebook_path, params.cell_type, params.after_cell_id) == (None, None, None)
     assert params.new_source == ""  # an empty source is a real value: the cell emptied
+
+
+async def test_a_folder_as_notebook_path_is_told_to_leave_it_out(tmp_path: Path) -> None:
+    """Small models pass the working directory as notebook_path."""
+    agent, _ = agent_for([], tmp_path)
+    result = await agent.call_tool("notebook_edit", {"notebook_path": str(tmp_path),
+                                                     "cell_id": "a", "new_source": "x"})
+    await agent.aclose()
+    assert result.is_error and "is a folder, not a notebook" in result.text
+    assert "leave notebook_path out" in result.text
