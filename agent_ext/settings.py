@@ -26,7 +26,7 @@ TOOL_SEARCHES = ("auto", "lexical", "embed")
 #: The values of ``"inBandTools"``: read tool calls models write as text (auto: local servers).
 IN_BAND_TOOLS = ("auto", "always", "never")
 #: Per-model keys, at the top level (for the configured model) or under ``"modelOptions"``.
-MODEL_OPTION_KEYS = ("inBandTools", "contextWindow", "maxOutputTokens")
+MODEL_OPTION_KEYS = ("inBandTools", "contextWindow", "maxOutputTokens", "temperature")
 
 Scope = Literal["project local", "project", "user"]
 T = TypeVar("T")
@@ -270,7 +270,14 @@ def _check_model_options(file: SettingsFile, data: dict[str, Any], prefix: str) 
                                 and value > 0):
             out.append(f"{file.path}:{file.line_at(file.key_offset(key))}: "
                        f'"{prefix}{key}" must be a positive number of tokens; it is ignored.')
+    if "temperature" in data and not _is_temperature(data["temperature"]):
+        out.append(f"{file.path}:{file.line_at(file.key_offset('temperature'))}: "
+                   f'"{prefix}temperature" must be a number from 0 to 2; it is ignored.')
     return out
+
+
+def _is_temperature(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 2
 
 
 def model_options(settings: Settings, spec: str) -> dict[str, Any]:
@@ -289,6 +296,9 @@ def model_options(settings: Settings, spec: str) -> dict[str, Any]:
                 if key == "inBandTools":
                     if isinstance(value, str) and value.lower() in IN_BAND_TOOLS:
                         found[key] = value.lower()
+                elif key == "temperature":
+                    if _is_temperature(value):
+                        found[key] = value
                 elif isinstance(value, int) and not isinstance(value, bool) and value > 0:
                     found[key] = value
     return found

@@ -2,11 +2,16 @@
 
     llama-server -m qwen-1.5b.gguf --jinja -c 8192 --host 127.0.0.1 --port 18080 --temp 0 --seed 1
     python scripts/record_inband.py http://127.0.0.1:18080 tests/unit/fixtures/inband \
-        [--only read_and_fix ...] [--max-tokens 12 --suffix _cut] [--model "1.5B"]
+        [--only read_and_fix ...] [--max-tokens 12 --suffix _cut] [--model "1.5B"] \
+        [--profile compact] [--raw]
 
 Each prompt is sent exactly as agent_ext sends it (system prompt, session context, the built-in
-tool declarations, ``tool_choice: "auto"``), not streamed, at temperature 0 with a small output
-cap; the answer's message and finish reason are written to one JSON file per prompt.
+tool declarations in the chosen profile, ``tool_choice: "auto"``), not streamed, at temperature
+0 with a small output cap; the answer's message and finish reason are written to one JSON file
+per prompt. With ``--raw`` the server does not parse the answer: the request is rendered by the
+server's own chat template (``/apply-template``) and completed as plain text (``/completion``),
+so the file holds the model's text exactly as written, as a server that does not parse tool
+calls passes it on (Qwen's template has the model write ``<tool_call>`` tags).
 """
 
 from __future__ import annotations
@@ -37,18 +42,19 @@ PROMPTS: dict[str, str] = {
     "plain_json": "Reply with only a JSON object describing a user named Ada, aged 36, "
                   "with fields name and age. Do not use any tools.",
     "plain_question": "What does the Python expression 7 // 2 evaluate to? Answer briefly.",
+    "read_two": "Read both app.py and data.csv.",
 }
 
 
-def first_request(cwd: Path, prompt: str) -> ModelRequest:
-    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False)
+def first_request(cwd: Path, prompt: str, profile: str = "default") -> ModelRequest:
+    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
     agent.messages.append(Message(role="user", parts=(TextPart(prompt),)))
     return agent.request()
 
 
-def after_read(cwd: Path) -> ModelRequest:
+def after_read(cwd: Path, profile: str = "default") -> ModelRequest:
     """The second request of "read the file app.py and fix the bug": the read done."""
-    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False)
+    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
     numbered = "".join(f"{n:6}\t{line}\n" for n, line in enumerate(APP.splitlines(), 1))
     agent.messages += [
         Message(role="user", parts=(TextPart(PROMPTS["read_and_fix"]),)),
@@ -60,26 +66,42 @@ def after_read(cwd: Path) -> ModelRequest:
     return agent.request()
 
 
-def post(url: str, body: dict[str, Any], timeout: float = 600) -> dict[str, Any]:
+def post(url: str, body: dict[str, Any], timeout: float = 600,
+         path: str = "/v1/chat/completions") -> dict[str, Any]:
     request = urllib.request.Request(  # noqa: S310  (a loopback http URL given by hand)
-        url + "/v1/chat/completions", data=json.dumps(body).encode(),
+        url + path, data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json"})
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(request, timeout=timeout) as response:
         return json.loads(response.read())  # type: ignore[no-any-return]
 
 
+def raw_answer(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The answer as plain text: the server's template renders the request, and the model's
+    completion of it is taken as it is, in the shape of a chat answer."""
+    prompt = post(url, body, path="/apply-template")["prompt"]
+    done = post(url, {"prompt": prompt, "n_predict": body["max_tokens"], "temperature": 0,
+                      "seed": 1, "cache_prompt": True}, path="/completion")
+    cut = done.get("stop_type") == "limit" or done.get("stopped_limit")
+    return {"choices": [{"message": {"role": "assistant", "content": done["content"]},
+                         "finish_reason": "length" if cut else "stop"}],
+            "usage": {"prompt_tokens": done.get("tokens_evaluated"),
+                      "completion_tokens": done.get("tokens_predicted")}}
+
+
 def record(url: str, out: Path, name: str, request: ModelRequest, *, max_tokens: int,
-           label: str) -> None:
+           label: str, raw: bool = False) -> None:
     body = {"model": "qwen", "messages": to_messages(request), "tools": to_tools(request.tools),
             "tool_choice": "auto", "temperature": 0, "seed": 1, "max_tokens": max_tokens,
             "stream": False}
     started = time.monotonic()
-    answer = post(url, body)
+    answer = raw_answer(url, body) if raw else post(url, body)
     seconds = time.monotonic() - started
     choice = answer["choices"][0]
+    how = ("its chat template applied, the completion unparsed (/apply-template, /completion)"
+           if raw else "chat completions")
     doc = {
-        "server": f"llama.cpp llama-server --jinja, Qwen2.5-Coder-{label}-Instruct, "
+        "server": f"llama.cpp llama-server --jinja, {how}, Qwen2.5-Coder-{label}-Instruct, "
                   "temperature 0, seed 1",
         "request": {"prompt": name, "user": request.messages[-1].parts[0].text  # type: ignore[union-attr]
                     if request.messages[-1].parts else "(tool result)",
@@ -106,6 +128,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=None, help="the output cap")
     parser.add_argument("--suffix", default="", help="added to each fixture's name")
     parser.add_argument("--model", default="1.5B", help="the model's size, for the record")
+    parser.add_argument("--profile", default="default", choices=("default", "compact"))
+    parser.add_argument("--raw", action="store_true",
+                        help="complete the templated prompt as text; the server parses nothing")
     args = parser.parse_args()
     url, out, only = args.url.rstrip("/"), args.out, set(args.only)
     out.mkdir(parents=True, exist_ok=True)
@@ -116,11 +141,11 @@ def main() -> None:
         (cwd / "data.csv").write_text("a,b\n1,2\n3,4\n")
         for name, prompt in PROMPTS.items():
             if not only or name in only:
-                record(url, out, name + args.suffix, first_request(cwd, prompt),
-                       max_tokens=args.max_tokens or 256, label=args.model)
+                record(url, out, name + args.suffix, first_request(cwd, prompt, args.profile),
+                       max_tokens=args.max_tokens or 256, label=args.model, raw=args.raw)
         if not only or "edit_after_read" in only:
-            record(url, out, "edit_after_read" + args.suffix, after_read(cwd),
-                   max_tokens=args.max_tokens or 384, label=args.model)
+            record(url, out, "edit_after_read" + args.suffix, after_read(cwd, args.profile),
+                   max_tokens=args.max_tokens or 384, label=args.model, raw=args.raw)
 
 
 if __name__ == "__main__":

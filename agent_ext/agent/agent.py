@@ -9,13 +9,14 @@ through the same pipeline without a model.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from agent_ext.core import ErrorCode, Registry, TextPart, ToolContext, ToolResult
+from agent_ext.core import ErrorCode, Kind, Registry, TextPart, ToolContext, ToolResult
 from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
 from agent_ext.core.params import argument_problem
@@ -67,7 +68,7 @@ from agent_ext.urls.schemes import register_notebook_schemes
 
 from . import context as ctxmod
 from . import events as ev
-from . import honest
+from . import honest, nudge
 from .approval import Approver, CallbackApprover, PolicyApprover
 from .instructions import find_instructions
 from .pipeline import Pipeline, cancelled_result
@@ -407,6 +408,7 @@ class Agent:
         choose_profile(self.registry, self.limits.window_tokens, self.tool_profile)
         result = RunResult(text="")
         calls: list[tuple[ToolCall, ToolResult]] = []
+        nudged = False
         self._model_turns.repeats.clear()
         while True:
             if result.turns >= self.max_turns:
@@ -436,6 +438,9 @@ class Agent:
             if not response.tool_calls:
                 if honest.was_cut(response):
                     self._stop(result, "length", self._cut_notice(request), level="warning")
+                elif not nudged and self._nudge(response.text, calls):
+                    nudged = True
+                    continue
                 break
             finished = await self._tools(response.tool_calls, calls)
             if not finished:
@@ -463,6 +468,39 @@ class Agent:
             if not self._cancel_requested:
                 raise
             return ""
+
+    def _nudge(self, text: str, calls: Sequence[tuple[ToolCall, ToolResult]]) -> bool:
+        """For a small model that ended with a fix written as text for a file or cell it read
+        and changed nothing: one more turn, told the call that would make that change (see
+        ``nudge``). Whether it was sent."""
+        if not self._model_turns.in_band_on(self.model):
+            return False
+        if any(not r.is_error and self._kind(c.name) is Kind.EDIT for c, r in calls):
+            return False
+        read = [c for c, r in calls
+                if not r.is_error and self.registry.resolve(c.name) == "read_file"]
+        paths = []
+        for call in read:
+            try:
+                given = json.loads(call.arguments).get("file_path")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(given, str):
+                paths.append(given)
+        proposal = nudge.propose(text, nudge.read_targets(paths, self.cwd))
+        if proposal is None:
+            return False
+        self._emit(ev.Notice(f"{self.model.name} wrote a change to {proposal.target.path} as "
+                             f"text without calling a tool, so nothing changed; agent_ext asked "
+                             f"it once to make the change with {proposal.tool}."))
+        self.messages.append(Message(role="user", parts=(TextPart(proposal.note()),)))
+        return True
+
+    def _kind(self, name: str) -> Kind | None:
+        try:
+            return self.registry.get(name).kind
+        except Exception:  # noqa: BLE001  an unknown or broken tool has no kind
+            return None
 
     def _stop(self, result: RunResult, reason: StopReason, text: str, level: str = "info") -> None:
         result.stop_reason = reason

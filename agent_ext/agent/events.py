@@ -125,8 +125,13 @@ class PlainTextRenderer:
         if isinstance(event, ToolCallStarted):
             return f"→ {event.description}"
         if isinstance(event, ToolCallFinished):
-            status = f"error ({event.result.error.code})" if event.result.error else "done"
-            return f"  {event.call.name}: {status} in {event.seconds:.2f}s"
+            error = event.result.error
+            status = f"error ({error.code})" if error else "done"
+            line = f"  {event.call.name}: {status} in {event.seconds:.2f}s"
+            if error is None:
+                return line
+            reason = " ".join(error.message.split())
+            return f"{line}: {reason if len(reason) <= 160 else reason[:157] + '...'}"
         if isinstance(event, CallAllowed):
             return f"  {event.reason}"
         if isinstance(event, ApprovalRequested):

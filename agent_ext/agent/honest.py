@@ -99,11 +99,17 @@ class RepeatGuard:
         if count >= REPEAT_STOP:
             self.stopped = (f"stopped: the model made the same failing call to {call.name} "
                             f"{count} times; send another prompt with more guidance to continue")
-        reason = " ".join(first.split())
-        reason = reason if len(reason) <= 300 else reason[:297] + "..."
-        note = (f"You made this exact call already, and it failed then with: {reason}\n"
-                "Change the arguments or take another approach; do not repeat it unchanged. "
-                "This time it failed with:\n\n")
+        if first == result.text:
+            # The error already holds what to change; quoting it twice only buries that.
+            note = ("You made this exact call already, and it failed the same way then: it "
+                    "cannot succeed unchanged. Change the arguments as the error below says, "
+                    "or take another approach:\n\n")
+        else:
+            reason = " ".join(first.split())
+            reason = reason if len(reason) <= 300 else reason[:297] + "..."
+            note = (f"You made this exact call already, and it failed then with: {reason}\n"
+                    "Change the arguments or take another approach; do not repeat it unchanged. "
+                    "This time it failed with:\n\n")
         content = result.llm_content
         return replace(result, llm_content=note + content if isinstance(content, str)
                        else [TextPart(note), *content])

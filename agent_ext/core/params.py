@@ -8,8 +8,9 @@ refused (never silently dropped), as are strings longer than the tool allows.
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -182,25 +183,34 @@ def validate_model(model: type[Params], args: Mapping[str, Any]) -> Params:
     try:
         return model.model_validate(args)
     except ValidationError as exc:
-        raise ParamsError(format_validation_error(exc)) from None
+        raise ParamsError(format_validation_error(exc, list(model.model_fields))) from None
 
 
-def format_validation_error(exc: ValidationError) -> str:
+def format_validation_error(exc: ValidationError, fields: Sequence[str] = ()) -> str:
+    """The problems, one per field; a key the tool does not have is told the tool's own
+    parameters (and the closest one), so the next call can use the right name."""
     problems = []
+    unknown = False
     for err in exc.errors(include_url=False):
         where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
         kind = err["type"]
         if kind == "missing":
             problems.append(f"`{where}` is required")
         elif kind == "extra_forbidden":
-            problems.append(f"`{where}` is not a parameter of this tool; remove it")
+            unknown = True
+            close = difflib.get_close_matches(where, fields, n=1, cutoff=0.5)
+            hint = f" (did you mean `{close[0]}`?)" if close else ""
+            problems.append(f"`{where}` is not a parameter of this tool{hint}; remove it")
         elif kind == "string_too_long":
             limit = (err.get("ctx") or {}).get("max_length")
             problems.append(f"`{where}` is too long (at most {limit} characters)")
         else:
             got = _short(err.get("input"))
             problems.append(f"`{where}`: {err['msg']} (got {got})")
-    return "; ".join(problems)
+    text = "; ".join(problems)
+    if unknown and fields:
+        text += ". Its parameters are: " + ", ".join(fields)
+    return text
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -1,7 +1,8 @@
 """Tool profiles: how much of each tool the model is shown, so small context windows fit.
 
-``default`` sends every declaration as its tool defines it. ``compact`` sends each description's
-first sentence and no parameter descriptions (types, enums, defaults and ``required`` stay), and
+``default`` sends every declaration as its tool defines it. ``compact`` sends each tool's compact
+description (by default its description's first sentence) and only the parameter descriptions
+the tool names for it (types, enums, defaults and ``required`` stay), and
 defers the tools the registry was told to defer in it (``Registry.defer_in_profile``): they stay
 listed by name and are loaded with tool_search. :func:`choose_profile` picks ``compact`` for
 windows of at most :data:`COMPACT_WINDOW_TOKENS`.
@@ -67,8 +68,10 @@ def first_sentence(text: str) -> str:
     return sentence
 
 
-def without_descriptions(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON schema with every ``description`` dropped, however deep (property names kept)."""
+def without_descriptions(schema: Mapping[str, Any],
+                         keep: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A JSON schema with every ``description`` dropped, however deep (property names kept);
+    the top-level properties named in ``keep`` get its text as their description."""
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "description":
@@ -82,6 +85,10 @@ def without_descriptions(schema: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = [without_descriptions(v) if isinstance(v, Mapping) else v for v in value]
         else:
             out[key] = value
+    for name, text in (keep or {}).items():
+        props = out.get("properties")
+        if isinstance(props, dict) and isinstance(props.get(name), Mapping):
+            props[name] = {**props[name], "description": text}
     return out
 
 
@@ -89,5 +96,7 @@ def shaped(declaration: ToolDeclaration, profile: Profile) -> ToolDeclaration:
     """The declaration as ``profile`` sends it."""
     if profile == "default":
         return declaration
-    return ToolDeclaration(declaration.name, first_sentence(declaration.description),
-                           without_descriptions(declaration.parameters))
+    return ToolDeclaration(
+        declaration.name,
+        declaration.compact_description or first_sentence(declaration.description),
+        without_descriptions(declaration.parameters, declaration.compact_params))

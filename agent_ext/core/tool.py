@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from .errors import ErrorCode
 from .kinds import CONCURRENCY_SAFE_KINDS, Kind, Permission, Tier
@@ -45,6 +45,10 @@ class ToolDeclaration:
     name: str
     description: str
     parameters: Mapping[str, Any]
+    #: What the compact profile sends instead of the description's first sentence ("": that).
+    compact_description: str = field(default="", compare=False)
+    #: Parameter descriptions the compact profile keeps, by name, as the compact text of each.
+    compact_params: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
@@ -196,6 +200,11 @@ class Tool(abc.ABC, Generic[P]):
     max_output_chars: float | None = None
     truncate_keep: TruncateKeep = "both"
     max_string_chars: int = MAX_STRING_CHARS
+    #: The compact profile's description (small context windows, small models): what such a
+    #: model most needs to call the tool right; "" sends the description's first sentence.
+    compact_description: str = ""
+    #: Parameter descriptions the compact profile sends (by name); all others are dropped.
+    compact_params: ClassVar[Mapping[str, str]] = {}
 
     def parameters_schema(self) -> dict[str, Any]:
         if self.params_model is None:
@@ -203,7 +212,8 @@ class Tool(abc.ABC, Generic[P]):
         return schema_for(self.params_model)
 
     def declaration(self) -> ToolDeclaration:
-        return ToolDeclaration(self.name, self.description, self.parameters_schema())
+        return ToolDeclaration(self.name, self.description, self.parameters_schema(),
+                               self.compact_description, dict(self.compact_params))
 
     def validate_params(self, raw: dict[str, Any]) -> P:
         if self.params_model is None:

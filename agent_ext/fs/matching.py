@@ -11,8 +11,11 @@ Pure string logic, stdlib only.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from itertools import pairwise
 
 from ._match_escape import DECODERS, decode_like, escaped_alike, has_escapes, search
@@ -20,13 +23,18 @@ from ._match_fuzzy import RELAXATION_ORDER, Candidate, find_candidates
 from ._match_indent import Reindent
 from ._match_text import MAX_PLACES, LineIndex, TooManyPlacesError, line_numbers
 
-__all__ = ["Match", "MatchResult", "apply_edit", "find_edit", "snippet"]
+__all__ = ["Match", "MatchResult", "apply_edit", "closest_lines", "find_edit", "snippet",
+           "suggest_edit", "without_line_numbers"]
 
 NO_OCCURRENCE = "edit_no_occurrence_found"
 OCCURRENCE_MISMATCH = "edit_expected_occurrence_mismatch"
 NO_CHANGE = "edit_no_change"
 
 SNIPPET_MAX_LINES = 1000
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_LINE_NUMBER = re.compile(r"[ ]*\d+(?:\t|\| )")
+#: How alike (difflib ratio, 0..1) the file's text must be to old_string to be shown as closest.
+CLOSEST_MIN_RATIO = 0.4
 
 _HOW = {
     "crlf": "its line ends are matched to the file's (CRLF or LF)",
@@ -99,6 +107,79 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
     if not old:
         return _failure(NO_OCCURRENCE, "old_string is empty, so there is nothing to find. Put the "
                         "lines around the change in old_string and the edited lines in new_string.")
+    found = _find(content, old, new, replace_all)
+    bare_old = without_line_numbers(old)
+    if found.error == NO_OCCURRENCE and bare_old is None:
+        return _with_suggestion(found, content, old, new)
+    if found.error != NO_OCCURRENCE or bare_old is None:
+        return found
+    # Copied from read_file's numbered output, numbers and all: drop them from both strings.
+    bare_new = without_line_numbers(new)
+    bare = _find(content, bare_old, new if bare_new is None else bare_new, replace_all)
+    if not bare.ok:
+        return _with_suggestion(found, content, old, new)
+    matches = tuple(replace(m, stage="line_numbers") for m in bare.matches)
+    also = "" if bare_new is None else ", and from new_string too"
+    return MatchResult(matches, None, f"old_string held read_file's line numbers; it matched "
+                       f"({_lines(bare.lines)}) with them dropped{also}. Leave the numbers out "
+                       "next time.", bare.lines)
+
+
+def suggest_edit(content: str, old: str, new: str) -> tuple[str, str] | None:
+    """The edit a missed old_string most likely meant: the change it makes (old_string and
+    new_string without what they share at both ends), made on the one line of the file that
+    holds the changed text and is most like old_string. None when that is not clear."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old), len(new)) - head
+           and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]):
+        tail += 1
+    gone, put = old[head:len(old) - tail], new[head:len(new) - tail]
+    if not gone.strip() or "\n" in gone or "\n" in put:
+        return None
+    lines = content.split("\n")
+    holding = [line for line in lines if line.count(gone) == 1]
+    if not holding:
+        return None
+    scored = sorted(((SequenceMatcher(None, line.strip(), old.strip()).ratio(), line)
+                     for line in holding), reverse=True)
+    best, line = scored[0]
+    if best < CLOSEST_MIN_RATIO or (len(scored) > 1 and scored[1][0] == best):
+        return None
+    if lines.count(line) != 1:
+        return None
+    return line, line.replace(gone, put)
+
+
+def _with_suggestion(found: MatchResult, content: str, old: str, new: str) -> MatchResult:
+    """A missed old_string's error, with the call that makes its change when that is clear."""
+    suggestion = suggest_edit(content, old, new)
+    if suggestion is None:
+        return found
+    old_line, new_line = suggestion
+    as_json = json.dumps({"old_string": old_line, "new_string": new_line}, ensure_ascii=False)
+    return replace(found, message=f"{found.message}\nThe change you sent fits one line of the "
+                   f"file; to make it there, send: {as_json}")
+
+
+def without_line_numbers(text: str) -> str | None:
+    """``text`` without the line-number prefix read_file puts on every line (``   12\t``, or
+    ``12| `` as an edit error shows lines), or None when not every non-blank line has one."""
+    lines = text.split("\n")
+    if not any(line.strip() for line in lines):
+        return None
+    bare = []
+    for line in lines:
+        prefix = _LINE_NUMBER.match(line)
+        if prefix is None and line.strip():
+            return None
+        bare.append(line[prefix.end():] if prefix else line)
+    return "\n".join(bare)
+
+
+def _find(content: str, old: str, new: str, replace_all: bool) -> MatchResult:
     file_crlf = _uses_crlf(content)
     if "\r\n" in new and not file_crlf:
         # Line ends are the file's business; CRLF pasted into an LF file would mix them.
@@ -126,7 +207,7 @@ def find_edit(content: str, old: str, new: str, *, replace_all: bool = False) ->
                         f"than {MAX_PLACES:,} places, so no single place can be chosen. No edit "
                         "was made. Copy old_string exactly from the file, with enough "
                         "surrounding lines to make it unique.")
-    return _decide(content, placements, replace_all)
+    return _decide(content, placements, replace_all, old)
 
 
 def _uses_crlf(text: str) -> bool:
@@ -205,7 +286,7 @@ def _literal(content: str, old: str, new: str, replace_all: bool, relaxed: froze
         placements = [_Placement(s, s + len(old), relaxed, new, exact=True) for s in starts]
     else:
         placements = [_in_frame(content, starts[0], old, new, relaxed)]
-    return _decide(content, placements, replace_all)
+    return _decide(content, placements, replace_all, old)
 
 
 def _in_frame(content: str, start: int, old: str, new: str, relaxed: frozenset[str]
@@ -313,13 +394,14 @@ def _overlap(a: _Placement, b: _Placement) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _decide(content: str, placements: Sequence[_Placement], replace_all: bool) -> MatchResult:
+def _decide(content: str, placements: Sequence[_Placement], replace_all: bool,
+            old: str) -> MatchResult:
     """Apply the count rules to the placements found and build the result."""
     if not placements:
         return _failure(NO_OCCURRENCE, "old_string was not found in the file, even ignoring "
                         "trailing whitespace, indentation, tabs vs spaces, look-alike quotes, "
                         "dashes and spaces, CRLF vs LF line ends and escaped newlines. No edit "
-                        "was made. Re-read the file and copy old_string exactly from it.")
+                        "was made." + _closest_hint(content, old))
     lines = line_numbers(content, [p.start for p in placements])
     stages = sorted({p.stage for p in placements})
     fuzzy = stages != ["literal"]
@@ -394,6 +476,53 @@ def _lines(lines: Sequence[int]) -> str:
     shown = ", ".join(str(n) for n in lines[:20])
     more = f" and {len(lines) - 20} more" if len(lines) > 20 else ""
     return f"line{'s' if len(lines) > 1 else ''} {shown}{more}"
+
+
+def closest_lines(content: str, old: str, *, limit: int = 20_000) -> tuple[int, list[str]]:
+    """The run of the file's lines most like ``old``, compared token by token without
+    indentation and line breaks (as many lines as it has, or up to two more: lines run together
+    into one are found too): its first 1-based line number and the lines as they are in the file, or
+    ``(0, [])`` when nothing is alike or the file has more than ``limit`` lines."""
+    lines = content.split("\n")
+    wanted = [line.strip() for line in old.strip("\n").split("\n")]
+    if len(lines) > limit or not any(wanted):
+        return 0, []
+    tokens = [_TOKEN.findall(line) for line in lines]
+    target = _TOKEN.findall(" ".join(wanted))
+    best, best_at, best_size = 0.0, -1, 0
+    matcher: SequenceMatcher[str] = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    for size in range(min(len(wanted), len(lines)), min(len(wanted) + 2, len(lines)) + 1):
+        for start in range(len(lines) - size + 1):
+            window = [t for line in tokens[start:start + size] for t in line]
+            if not window:
+                continue
+            matcher.set_seq1(window)
+            if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
+                continue
+            ratio = matcher.ratio()
+            if ratio < CLOSEST_MIN_RATIO:
+                continue
+            # Alike as a whole, and holding as much of old_string as may be (in order).
+            found = sum(b.size for b in matcher.get_matching_blocks()) / len(target)
+            if ratio * found > best:
+                best, best_at, best_size = ratio * found, start, size
+    if best_at < 0:
+        return 0, []
+    return best_at + 1, lines[best_at:best_at + best_size]
+
+
+def _closest_hint(content: str, old: str) -> str:
+    """What to do next, with the file's text nearest to ``old`` when there is some."""
+    first, lines = closest_lines(content, old)
+    if not lines:
+        return " Re-read the file and copy old_string exactly from it."
+    width = len(str(first + len(lines) - 1))
+    shown = "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(lines, first))
+    span = f"line {first}" if len(lines) == 1 else f"lines {first}-{first + len(lines) - 1}"
+    return (f" The closest text in the file is at {span} (shown after the line number and "
+            f"'| '; old_string must not include them):\n{shown}\n"
+            "Copy old_string exactly from these lines and try again.")
 
 
 def _failure(code: str, message: str, lines: tuple[int, ...] = ()) -> MatchResult:

@@ -119,7 +119,7 @@ def model_from_spec(spec: str, *, environ: Mapping[str, str] | None = None,
     """Build the model a ``provider:model`` string names, reading keys from ``environ``.
 
     ``options`` are per-model settings (``inBandTools``, ``contextWindow``,
-    ``maxOutputTokens``) for OpenAI-compatible models.
+    ``maxOutputTokens``, ``temperature``) for OpenAI-compatible models.
 
     Raises ValueError for a malformed string and ModelError(kind="auth") when a cloud
     provider's key is missing.
@@ -388,7 +388,7 @@ def _options(settings: Any, spec: str) -> dict[str, Any]:
 def _model_kwargs(options: Mapping[str, Any]) -> dict[str, Any]:
     """Per-model settings as OpenAIChatModel arguments (only those set)."""
     names = {"inBandTools": "in_band_tools", "contextWindow": "context_window",
-             "maxOutputTokens": "max_output_tokens"}
+             "maxOutputTokens": "max_output_tokens", "temperature": "temperature"}
     return {names[k]: v for k, v in options.items() if k in names}
 
 

@@ -30,9 +30,15 @@ from .inband import IN_BAND_MODES, InBandMode
 from .types import ModelRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Seconds without a byte from the server before a request fails (and is retried).
+CLOUD_TIMEOUT = 120.0
+LOCAL_TIMEOUT = 600.0
 #: The output cap sent to local servers when none is configured.
 LOCAL_MAX_OUTPUT_TOKENS = 2048
 _CAP_KEYS = ("max_tokens", "max_completion_tokens", "n_predict")
+#: Sampling sent to local servers unless extra_body sets it: greedy and seeded, so a small
+#: model's tool calls are as well-formed as it can make them and a run can be repeated.
+LOCAL_SAMPLING: dict[str, Any] = {"temperature": 0, "seed": 1}
 
 
 class OpenAIChatModel:
@@ -47,15 +53,17 @@ class OpenAIChatModel:
     ``LOCAL_MAX_OUTPUT_TOKENS`` when it is None, cloud providers no cap. ``context_window``
     overrides the window a local server reports. ``in_band_tools`` says whether tool calls
     written as text are read as calls: ``auto`` (local servers only), ``always`` or ``never``.
+    ``temperature`` is sent when given; local servers are otherwise sent ``LOCAL_SAMPLING``
+    (temperature 0, a fixed seed) for each key ``extra_body`` does not set.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 provider: str = "openai", max_retries: int = 4, timeout: float = 120,
+                 provider: str = "openai", max_retries: int = 4, timeout: float | None = None,
                  extra_body: dict[str, Any] | None = None, retry_base_delay: float = 1.0,
                  max_retry_wait: float = 30.0,
                  api_key_env: str | None = "OPENAI_API_KEY",
                  max_output_tokens: int | None = None, context_window: int | None = None,
-                 in_band_tools: InBandMode = "auto") -> None:
+                 in_band_tools: InBandMode = "auto", temperature: float | None = None) -> None:
         import openai  # noqa: PLC0415  (deferred: a large import the agent may never need)
 
         self._sdk: Any = openai
@@ -64,7 +72,7 @@ class OpenAIChatModel:
         self.api_key = api_key
         self.provider = provider
         self.api_key_env = api_key_env
-        self.timeout = float(timeout)
+        self._timeout = None if timeout is None else float(timeout)
         self.extra_body = dict(extra_body or {})
         self.retry = RetryPolicy(max_retries, retry_base_delay, max_retry_wait)
         self._stream_options = True
@@ -74,6 +82,7 @@ class OpenAIChatModel:
         self.in_band_tools: InBandMode = in_band_tools
         self._max_output_tokens = max_output_tokens
         self._context_window = context_window
+        self.temperature = temperature
 
     @property
     def url(self) -> str:
@@ -84,6 +93,19 @@ class OpenAIChatModel:
     def local(self) -> bool:
         """Whether the server runs on this machine or is a self-hosted local kind."""
         return window.is_local(self.provider, self.url)
+
+    @property
+    def timeout(self) -> float:
+        """Seconds to wait for the server to send anything: ``LOCAL_TIMEOUT`` for a local server
+        (its first answer waits for the whole prompt to be processed on this machine's CPU),
+        else ``CLOUD_TIMEOUT``, unless given."""
+        if self._timeout is not None:
+            return self._timeout
+        return LOCAL_TIMEOUT if self.local else CLOUD_TIMEOUT
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._timeout = float(seconds)
 
     @property
     def max_output_tokens(self) -> int | None:
@@ -145,6 +167,10 @@ class OpenAIChatModel:
             body["max_tokens"] = request.max_output_tokens
         elif self.max_output_tokens is not None and not any(k in extra for k in _CAP_KEYS):
             body["max_tokens"] = self.max_output_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.local:
+            body.update({k: v for k, v in LOCAL_SAMPLING.items() if k not in extra | body})
         async for item in with_retries(lambda: self._attempt(body, extra, ep, key), self.retry,
                                        lambda exc, n: classify(exc, self._sdk, ep, n)):
             yield item

@@ -472,10 +472,16 @@ class ChangeInvocation(ToolInvocation[P]):
         cache.record_read(path, full=True, cacheable=True, st=snap.st,
                           digest=content_digest(snap.data))
         numbered, _ = number_lines(lines, 1)
+        hint = self._against(snap.text.text)
         return RefusalError(problem.code, (
             f"{path} had not been read in this session, so nothing was changed. It is read now: "
             f"here is all of it ({len(lines)} lines). Make the change again against this "
-            f"content.\n\n{numbered}"))
+            f"content.{' ' + hint if hint else ''}\n\n{numbered}"))
+
+    def _against(self, content: str) -> str:
+        """What the refused call's own arguments would do to ``content``, for the model's
+        next try ("" when there is nothing to add)."""
+        return ""
 
     def _readable_unasked(self, path: Path) -> bool:
         found_denied = self.ctx.services.get(ReadDenied)

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -63,6 +65,12 @@ class EditTool(Tool[EditParams]):
     kind = Kind.EDIT
     params_model = EditParams
     search_hint = "replace str_replace modify change patch file text"
+    compact_description = (
+        "Fix or change lines of a file (or cell://<id>): old_string is the current text, copied "
+        "from read_file's output without the line numbers; new_string replaces it.")
+    compact_params: ClassVar[Mapping[str, str]] = {
+        "old_string": "The exact current text to replace.",
+        "new_string": "The text to put in its place."}
 
     def invocation(self, params: EditParams, ctx: ToolContext) -> EditInvocation:
         return EditInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))
@@ -116,6 +124,16 @@ class EditInvocation(ChangeInvocation[EditParams]):
         new, note = _apply(resolved.text, self.params)
         return ChangePlan(target=url.href, original=resolved.text, proposed=new, url=url,
                           note=note, resolved=True)
+
+    def _against(self, content: str) -> str:
+        p = self.params
+        if not p.old_string:
+            return ""
+        found = find_edit(content, p.old_string, p.new_string, replace_all=p.replace_all)
+        if found.ok:
+            return (f"Your old_string matches ({', '.join(f'line {n}' for n in found.lines)}): "
+                    "send the same edit again to make the change.")
+        return found.message.replace("No edit was made. ", "")
 
     def _message(self, plan: ChangePlan, text: str, modified: bool) -> str:
         if plan.created:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agent_ext.core import (
     ConfirmationDetails,
@@ -68,6 +69,13 @@ class NotebookEditParams(Params):
     after_cell_id: str | None = Field(
         default=None, description="move: the cell to put it after; omit for the top.")
 
+    @field_validator("notebook_path", "cell_id", "after_cell_id", "cell_type", mode="before")
+    @classmethod
+    def _empty_is_absent(cls, value: object) -> object:
+        """Small models fill every optional parameter, with "" for the ones they mean to leave
+        out; for a path, an id or a type that means the same as leaving it out."""
+        return None if isinstance(value, str) and not value.strip() else value
+
 
 class NotebookEditTool(Tool[NotebookEditParams]):
     name = "notebook_edit"
@@ -77,6 +85,12 @@ class NotebookEditTool(Tool[NotebookEditParams]):
     kind = Kind.EDIT
     params_model = NotebookEditParams
     search_hint = "jupyter ipynb cell notebook insert delete move replace markdown code"
+    compact_description = (
+        "Fix or change a notebook cell: cell_id as read_file shows it, new_source the whole "
+        "new source of the cell. Also inserts, deletes or moves cells (edit_mode).")
+    compact_params: ClassVar[Mapping[str, str]] = {
+        "cell_id": "The cell's id, as read_file shows it.",
+        "new_source": "The complete new source of the cell."}
 
     def check(self, params: NotebookEditParams, ctx: ToolContext) -> str | None:
         mode = params.edit_mode
@@ -86,6 +100,10 @@ class NotebookEditTool(Tool[NotebookEditParams]):
         except ParamsError as err:
             return str(err)
         if path is not None and not path.lower().endswith(".ipynb"):
+            if ctx.resolve(path).is_dir():
+                return (f"`notebook_path` {path!r} is a folder, not a notebook: leave "
+                        "notebook_path out to edit the notebook you run in, or give the path "
+                        "of a .ipynb file")
             return (f"`notebook_path` {path!r} is not a .ipynb notebook; use edit or write_file "
                     "for other files")
         if mode in ("replace", "delete", "move") and not params.cell_id:

@@ -41,6 +41,9 @@ class WriteFileTool(Tool[WriteFileParams]):
     kind = Kind.EDIT
     params_model = WriteFileParams
     search_hint = "create new file save overwrite"
+    compact_description = (
+        "Create a new file, or replace all of a file with the complete new content. To fix "
+        "some lines, use edit.")
 
     def invocation(self, params: WriteFileParams, ctx: ToolContext) -> WriteFileInvocation:
         return WriteFileInvocation(self, params, ctx, parse_write_target(ctx, params.file_path))
@@ -56,6 +59,8 @@ class WriteFileInvocation(ChangeInvocation[WriteFileParams]):
                               data=content.encode("utf-8"), real=os.path.realpath(path),
                               verb="overwriting", require_full=True)
         snap = read_checked(cache, path, "overwriting", require_full=True)
+        if self.ctx.registry is not None and self.ctx.registry.profile == "compact":
+            _refuse_a_fragment(snap.text.text, content, path)
         like = _style(snap.text, content)
         return ChangePlan(target=os.fspath(path), original=snap.text.text, proposed=content,
                           path=path, before=snap, like=like, data=encode_text(content, like),
@@ -86,6 +91,31 @@ class WriteFileInvocation(ChangeInvocation[WriteFileParams]):
         return (f"{head} The user edited your content before approving it, so the file holds "
                 "their version, not yours; the lines below show it around their changes. Take "
                 f"their version into account from now on. {edited_region(plan.proposed, text)}")
+
+
+#: Under the compact profile (small windows, small models), an overwrite must keep at least
+#: this share of the file's lines, or it is taken for a fragment meant as an edit.
+KEEP_SHARE = 0.5
+#: Files with fewer non-blank lines than this may be rewritten freely.
+FRAGMENT_MIN_LINES = 3
+
+
+def _refuse_a_fragment(existing: str, content: str, path: Path) -> None:
+    """Refuse an overwrite that keeps few of the file's lines: a small model sends the one
+    line it fixed as the whole file, which would lose the rest."""
+    old = [line.strip() for line in existing.splitlines() if line.strip()]
+    if len(old) < FRAGMENT_MIN_LINES:
+        return
+    new = {line.strip() for line in content.splitlines() if line.strip()}
+    kept = sum(line in new for line in old)
+    if kept >= KEEP_SHARE * len(old):
+        return
+    raise RefusalError(
+        ErrorCode.FILE_WRITE_FAILURE,
+        f"Not written: content keeps {kept} of the {len(old)} lines of {path}, so the rest "
+        "would be lost. To fix some lines, call edit with old_string (the current lines, "
+        "copied from read_file without the line numbers) and new_string (the fixed lines). To "
+        "replace the file, send its complete new content.")
 
 
 def _style(existing: TextFile, content: str) -> TextFile:

@@ -1,16 +1,38 @@
 """Real tasks against a real small model: one-line bug fixes in files and notebook cells, and a
 tool found through tool_search.
 
-What is asserted is the mechanics, not the model's skill: tool calls are parsed and run, no run
-damages a file or a cell, every run stops for a stated reason within a bound, and the window
-the server reports is the one the agent uses. Whether the model's fix is right is measured and
-printed (``landed``), with the turns, seconds and tokens of each run.
+Each run asserts the mechanics: tool calls are parsed and run, no run damages a file or a cell,
+every run stops for a stated reason within a bound, and the window the server reports is the
+one the agent uses. Whether the model's fix is right is measured per run (``landed``) and
+printed with its turns, seconds and tokens, and the count over the five measured fixes (three
+files, a notebook file's cell, a cell in a live kernel) is printed against the target of three.
+Greedy decoding on a server that reuses its prompt cache is not exactly repeatable, so the
+count is a figure to read, not an assertion.
+
+Two sets of tasks, so that the measure stays a measure:
+
+- the *measure* (``FILE_TASKS``, ``NOTEBOOK_TASK``, the live-kernel task) decides whether the
+  tier passes; no tool text, error or note quotes or targets its bugs;
+- the *dev set* (``DEV_FILE_TASKS``, ``DEV_NOTEBOOK_TASKS``: other bugs, other wording; run
+  with ``AGENT_EXT_REAL_DEV=1``) is what to iterate against, reading its transcripts
+  (printed with ``-s``), so the measure is not tuned to.
+
+Which served which decision: the compact tool texts, the parameter-name hints, the closest
+lines on a missed old_string, dropping copied line numbers, the repeat note, greedy sampling,
+the refusal of a fragment written as a whole file and the note after a fix written as text
+answer the kinds of mistakes small models were seen to make before these tasks existed (a
+wrong old_string repeated, a switch to write_file, invalid notebook_edit parameters repeated,
+the fix answered as text). Two came from reading the measure's transcripts, as kinds, not as
+texts: a blind edit before any read is told whether its old_string is in the file it was just
+shown, and a fix fenced together with the cells above it still names its cell.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,9 +47,9 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 from agent_ext import Agent, RunResult, tool
 from tests.real_model.conftest import CONTEXT, LlamaServer
 
-pytestmark = [pytest.mark.real_model, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.real_model, pytest.mark.slow, pytest.mark.timeout(1200)]
 
-RUN_BOUND = 420.0
+RUN_BOUND = 900.0
 #: Every way a run may end; each but "end" comes with a notice saying why.
 STOPS = {"end", "max_turns", "repeated_call", "length", "error", "cancelled"}
 
@@ -60,12 +82,48 @@ FILE_TASKS = (
              lambda ns: ns["mean"]([2, 4]) == 3.0),
 )
 
+DEV_FILE_TASKS = (
+    FileTask("parity", "parity.py",
+             "def is_even(n):\n    \"\"\"Whether n is even.\"\"\"\n    return n % 2 == 1\n", 2,
+             "is_even(4) from parity.py returns False, but 4 is even. Fix the function.",
+             lambda ns: ns["is_even"](4) and not ns["is_even"](3)),
+    FileTask("last", "items.py",
+             "def last(items):\n    \"\"\"The last item of a list.\"\"\"\n"
+             "    return items[len(items)]\n", 2,
+             "last([1, 2]) in items.py raises IndexError: list index out of range. Fix it.",
+             lambda ns: ns["last"]([1, 2]) == 2),
+    FileTask("area", "shapes.py",
+             "def area(width, height):\n    \"\"\"Area of a rectangle.\"\"\"\n"
+             "    return width * width\n", 2,
+             "area(2, 5) in shapes.py gives 4, it should give 10. Please correct it.",
+             lambda ns: ns["area"](2, 5) == 10),
+)
+DEV = pytest.mark.skipif(not os.environ.get("AGENT_EXT_REAL_DEV"),
+                         reason="the dev set runs with AGENT_EXT_REAL_DEV=1")
+
 _RESULTS: list[dict[str, Any]] = []
 
 
-def _record(name: str, run: RunResult, seconds: float, landed: bool) -> None:
+def _transcript(name: str, messages: list[Any]) -> None:
+    """What the model said and got back, for reading a run that did not land (shown with -s,
+    or by pytest when the test fails)."""
+    print(f"\n--- {name}")
+    for m in messages:
+        for part in m.parts:
+            print(f"[{m.role}] {getattr(part, 'text', part)!s:.1500}")
+        for call in m.tool_calls:
+            print(f"[call] {call.name} {call.arguments:.1500}")
+        for ret in m.tool_returns:
+            text = " ".join(getattr(p, "text", "") for p in ret.content)
+            print(f"[{'error' if ret.is_error else 'result'}] {ret.name}: {text:.1500}")
+
+
+def _record(name: str, run: RunResult, seconds: float, landed: bool,
+            messages: list[Any] | None = None, dev: bool = False) -> None:
+    if messages is not None:
+        _transcript(name, messages)
     ran = [c.name for c, r in run.tool_calls]
-    _RESULTS.append({"task": name, "landed": landed, "turns": run.turns,
+    _RESULTS.append({"task": name, "dev": dev, "landed": landed, "turns": run.turns,
                      "seconds": round(seconds, 1), "tokens_in": run.usage.input_tokens,
                      "tokens_out": run.usage.output_tokens, "stop": run.stop_reason,
                      "tools": ran})
@@ -104,9 +162,21 @@ def _kept_lines(before: str, after: str, bug_line: int) -> bool:
 @pytest.mark.parametrize("task", FILE_TASKS, ids=[t.name for t in FILE_TASKS])
 async def test_a_file_fix(task: FileTask, llama_server: LlamaServer, tmp_path: Path,
                           monkeypatch: pytest.MonkeyPatch) -> None:
+    await _file_fix(task, llama_server, tmp_path, monkeypatch)
+
+
+@DEV
+@pytest.mark.parametrize("task", DEV_FILE_TASKS, ids=[t.name for t in DEV_FILE_TASKS])
+async def test_dev_file_fix(task: FileTask, llama_server: LlamaServer, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    await _file_fix(task, llama_server, tmp_path, monkeypatch, dev=True)
+
+
+async def _file_fix(task: FileTask, server: LlamaServer, tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch, dev: bool = False) -> None:
     target = tmp_path / task.path
     target.write_text(task.source)
-    agent = _agent(llama_server, tmp_path, monkeypatch)
+    agent = _agent(server, tmp_path, monkeypatch)
     run, seconds = await _run(agent, task.prompt)
     after = target.read_text()
     compile(after, task.path, "exec")  # never a damaged file
@@ -117,40 +187,89 @@ async def test_a_file_fix(task: FileTask, llama_server: LlamaServer, tmp_path: P
         landed = bool(task.check(namespace))
     except Exception:  # a wrong fix is measured, not an error
         landed = False
-    _record(task.name, run, seconds, landed)
+    _record(task.name, run, seconds, landed, agent.messages, dev=dev)
     _mechanics(agent, run, seconds)
 
 
-def _notebook(path: Path) -> None:
-    error = new_output("error", ename="NameError", evalue="name 'num' is not defined",
-                       traceback=["NameError: name 'num' is not defined"])
-    nb = new_notebook(cells=[
-        new_code_cell("nums = [3, 5, 7]", id="data", execution_count=1),
-        new_code_cell("avg = sum(nums) / len(num)\nprint(avg)", id="average",
-                      execution_count=2, outputs=[error]),
-    ])
-    nbformat.write(nb, path)
+@dataclass(frozen=True)
+class CellTask:
+    name: str
+    path: str
+    #: (id, source, error name and value of its saved output or "") of each cell, in order
+    cells: tuple[tuple[str, str, str], ...]
+    target: str
+    prompt: str
+    check: Callable[[dict[str, Any]], bool]
+
+
+NOTEBOOK_TASK = CellTask(
+    "notebook", "analysis.ipynb",
+    (("data", "nums = [3, 5, 7]", ""),
+     ("average", "avg = sum(nums) / len(num)\nprint(avg)", "NameError: name 'num' is not defined")),
+    "average", "In analysis.ipynb the cell with id 'average' fails with NameError: name 'num' is "
+               "not defined. Fix that cell.",
+    lambda ns: ns.get("avg") == 5.0)
+DEV_NOTEBOOK_TASKS = (
+    CellTask("convert", "weather.ipynb",
+             (("temps", "celsius = [0, 100]", ""),
+              ("convert", "fahrenheit = [c * 9 / 5 - 32 for c in celsius]\nprint(fahrenheit)",
+               "")),
+             "convert", "The cell 'convert' of weather.ipynb prints [-32.0, 148.0] but 0 C is "
+                        "32 F and 100 C is 212 F. Correct the formula in that cell.",
+             lambda ns: ns.get("fahrenheit") == [32.0, 212.0]),
+    CellTask("total", "shop.ipynb",
+             (("prices", "prices = [2, 3]", ""),
+              ("total", "total = sum(prices)\nprint(totl)",
+               "NameError: name 'totl' is not defined")),
+             "total", "Cell total in shop.ipynb raises NameError: name 'totl' is not defined. "
+                      "Fix the cell.",
+             lambda ns: ns.get("total") == 5),
+)
+
+
+def _notebook(path: Path, task: CellTask) -> None:
+    cells = []
+    for n, (cell_id, source, error) in enumerate(task.cells, 1):
+        outputs = []
+        if error:
+            ename, evalue = error.split(": ", 1)
+            outputs.append(new_output("error", ename=ename, evalue=evalue, traceback=[error]))
+        cells.append(new_code_cell(source, id=cell_id, execution_count=n, outputs=outputs))
+    nbformat.write(new_notebook(cells=cells), path)
 
 
 async def test_a_notebook_cell_fix(llama_server: LlamaServer, tmp_path: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "analysis.ipynb"
-    _notebook(path)
-    agent = _agent(llama_server, tmp_path, monkeypatch, notebook=str(path))
-    run, seconds = await _run(agent, "In analysis.ipynb the cell with id 'average' fails with "
-                                     "NameError: name 'num' is not defined. Fix that cell.")
+    await _cell_fix(NOTEBOOK_TASK, llama_server, tmp_path, monkeypatch)
+
+
+@DEV
+@pytest.mark.parametrize("task", DEV_NOTEBOOK_TASKS, ids=[t.name for t in DEV_NOTEBOOK_TASKS])
+async def test_dev_notebook_cell_fix(task: CellTask, llama_server: LlamaServer, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    await _cell_fix(task, llama_server, tmp_path, monkeypatch, dev=True)
+
+
+async def _cell_fix(task: CellTask, server: LlamaServer, tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch, dev: bool = False) -> None:
+    path = tmp_path / task.path
+    _notebook(path, task)
+    agent = _agent(server, tmp_path, monkeypatch, notebook=str(path))
+    run, seconds = await _run(agent, task.prompt)
     saved = nbformat.read(path, as_version=4)
     nbformat.validate(saved)  # never a damaged notebook
-    assert [c.id for c in saved.cells] == ["data", "average"]
-    assert saved.cells[0].source == "nums = [3, 5, 7]"
+    assert [c.id for c in saved.cells] == [c[0] for c in task.cells]
+    for cell, (cell_id, source, _) in zip(saved.cells, task.cells, strict=True):
+        if cell_id != task.target:
+            assert cell.source == source  # only the asked-for cell changes
     namespace: dict[str, Any] = {}
     try:
         for cell in saved.cells:
-            exec(cell.source, namespace)  # the task's own two cells
-        landed = namespace.get("avg") == 5.0
+            exec(cell.source, namespace)  # the task's own cells
+        landed = bool(task.check(namespace))
     except Exception:  # a wrong fix is measured, not an error
         landed = False
-    _record("notebook", run, seconds, landed)
+    _record(task.name, run, seconds, landed, agent.messages, dev=dev)
     _mechanics(agent, run, seconds)
 
 
@@ -181,16 +300,18 @@ def test_a_notebook_cell_fix_in_a_live_kernel(llama_server: LlamaServer, tmp_pat
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     seconds = time.monotonic() - started
     log = "".join(o.get("text", "") for o in executed.cells[2].outputs)
+    print(f"\n--- kernel notebook\n{log}")
     saved = nbformat.read(path, as_version=4)
     nbformat.validate(saved)
     assert [c.id for c in saved.cells] == ["setup", "shout", "ask"]
     assert saved.cells[0].source == cells[0].source and saved.cells[2].source == cells[2].source
     source = saved.cells[1].source
     landed = "upper()" in source and "uper(" not in source
-    ran = [line for line in log.splitlines() if line.lstrip().startswith(("read_file",
-                                                                         "notebook_edit"))]
-    _RESULTS.append({"task": "kernel notebook", "landed": landed, "seconds": round(seconds, 1),
-                     "tools": ran or [log[-200:]]})
+    # The cell's transcript has a line "  <tool>: done in ..." (or ": error (...)") per call.
+    ran = re.findall(r"^  (\w+): (?:done|error)", log, re.M)
+    _RESULTS.append({"task": "kernel notebook", "dev": False, "landed": landed,
+                     "seconds": round(seconds, 1), "tools": ran})
+    assert ran, f"no tool ran; the cell's output was:\n{log[-1500:]}"
     assert seconds < RUN_BOUND + 60
     assert "Traceback" not in log
 
@@ -216,15 +337,23 @@ async def test_a_tool_found_by_search(llama_server: LlamaServer, tmp_path: Path,
     assert "tool_search" in names or "convert_currency" in names, names
 
 
+#: Of the five measured fixes (three files, a notebook file's cell, a cell in a live kernel),
+#: how many are to land.
+TARGET = 3
+
+
 def test_print_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    """The tier's figures, after its tasks (file order)."""
+    """The tier's figures, after its tasks (file order); every run ran a tool."""
     if not _RESULTS:
         pytest.skip("no real-model task ran")
     with capsys.disabled():
         print("\nreal model tasks:")
         for row in _RESULTS:
             print("  " + json.dumps(row))
-        fixes = [r for r in _RESULTS if r["task"] != "tool_search"]
-        print(f"  correct fixes landed: {sum(r['landed'] for r in fixes)} of {len(fixes)}; "
-              f"seconds: {sum(r['seconds'] for r in _RESULTS):.0f}")
+        for label, dev in (("measure", False), ("dev set", True)):
+            fixes = [r for r in _RESULTS if r["task"] != "tool_search" and r["dev"] is dev]
+            if fixes:
+                print(f"  {label}: correct fixes landed: {sum(r['landed'] for r in fixes)} of "
+                      f"{len(fixes)} (target {TARGET} of 5); seconds: "
+                      f"{sum(r['seconds'] for r in fixes):.0f}")
     assert all(r["tools"] for r in _RESULTS)

@@ -383,6 +383,19 @@ async def test_plain_text_renderer(tmp_path: Path) -> None:
     assert "All good." in text
 
 
+async def test_plain_text_renderer_says_why_a_call_failed(tmp_path: Path) -> None:
+    """A headless cell's log names the reason, not only the code, of a failed call."""
+    import io
+
+    out = io.StringIO()
+    a = agent_with(ScriptedModel([call("get_setting", {"nam": "k"}, id="1"), "Sorry."]),
+                   tmp_path, on_event=PlainTextRenderer(out))
+    await a.run("check")
+    line = next(x for x in out.getvalue().splitlines() if "get_setting: error" in x)
+    assert "(invalid_tool_params)" in line and "`nam` is not a parameter" in line
+    assert len(line) < 260
+
+
 async def test_call_tool_uses_the_full_pipeline(tmp_path: Path) -> None:
     store: dict[str, str] = {}
     a = agent_with(ScriptedModel([]), tmp_path)

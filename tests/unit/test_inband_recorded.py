@@ -4,7 +4,9 @@ it holds, or stays text.
 
 What the real models wrote: every answer that meant a call was a ```json fence holding
 ``{"name", "arguments"}``; llama-server turned none into a structured call. A JSON answer to a
-plain question came as a fence (1.5B) and as a bare object (0.5B).
+plain question came as a fence (1.5B) and as a bare object (0.5B). The ``*_raw_05b`` answers
+were completed from the server's own rendering of the request (compact profile), parsed by no
+server: Qwen's template asks for ``<tool_call>`` tags, and still the model wrote fences.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ EXPECTED: dict[str, list[tuple[str, dict[str, Any]]] | None] = {
     "list_files_05b": [("glob", {"pattern": "src/**/*.ts"})],
     "write_hello_05b": [("write_file", {"content": "print('hello')"})],  # create_file: an alias
     "plain_json_05b": None,
+    "read_and_fix_raw_05b": [("read_file", {"offset": 0, "limit": 100})],
+    "list_files_raw_05b": [("read_file", {})],  # the folder given as a file
+    "read_two_raw_05b": [("edit", {})],  # an edit of code the model imagined
+    "plain_json_raw_05b": None,
 }
 
 
@@ -91,7 +97,7 @@ def test_the_cut_answer_is_seen_as_a_cut_call(resolve: Any) -> None:
 
 
 def test_the_plain_json_answers_are_json_but_no_call(resolve: Any) -> None:
-    for name in ("plain_json", "plain_json_05b"):
+    for name in ("plain_json", "plain_json_05b", "plain_json_raw_05b"):
         text = load(name)["response"]["message"]["content"]
         body = text.strip().removeprefix("```json").removesuffix("```")
         assert json.loads(body) == {"name": "Ada", "age": 36}

@@ -9,7 +9,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agent_ext.fs._match_text import CHAR_MAP, normalize_chars, split_blanks
-from agent_ext.fs.matching import MatchResult, apply_edit, find_edit, snippet
+from agent_ext.fs.matching import (
+    MatchResult,
+    apply_edit,
+    closest_lines,
+    find_edit,
+    snippet,
+    suggest_edit,
+    without_line_numbers,
+)
 
 LOOK_ALIKES = sorted(chr(c) for c in CHAR_MAP)
 
@@ -492,9 +500,73 @@ def test_replace_all_fuzzy_refused_when_places_overlap() -> None:
 
 
 def test_not_found_says_what_to_do_next() -> None:
-    result = refused(PY, "self.depth = d", "x")
+    result = refused(PY, "nothing of the sort", "x")
     assert result.error == "edit_no_occurrence_found"
     assert "Re-read the file" in result.message
+
+
+def test_not_found_shows_the_closest_lines_as_they_are() -> None:
+    """A retyped old_string gets the file's real text near it, numbered, to copy next time."""
+    result = refused(PY, "self.height = h", "self.h = 2 * h")
+    assert "The closest text in the file is at line 8" in result.message
+    assert "\n8|         self.h = h\n" in result.message
+    two = refused(PY, "if self.width < 0:\n    raise ValueError('negative')", "x")
+    assert "lines 11-12" in two.message
+    assert "11|         if self.w < 0:\n12|             raise ValueError('negative width')" \
+        in two.message
+
+
+def test_lines_run_together_into_one_are_found_as_the_lines_they_were() -> None:
+    text = 'def add(a, b):\n    """Sum."""\n    return a - b\n'
+    assert closest_lines(text, "def add(a, b): return a - b") == (
+        1, ["def add(a, b):", '    """Sum."""', "    return a - b"])
+
+
+def test_a_missed_old_string_is_offered_its_change_on_the_line_that_fits() -> None:
+    text = 'def add(a, b):\n    """Sum."""\n    return a - b\n'
+    result = refused(text, "def add(a, b): return a - b", "def add(a, b): return a + b")
+    assert result.message.endswith(
+        'send: {"old_string": "    return a - b", "new_string": "    return a + b"}')
+    assert suggest_edit(text, "return a - b - 0", "return a + b - 0") == (
+        "    return a - b", "    return a + b")
+
+
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("x = 1\n", "y = 6", "y = 3"),  # the changed text is nowhere
+    ("x = a - b\ny = a - b\n", "z = a - b", "z = a + b"),  # two lines fit alike
+    ("x = a - b\nx = a - b\n", "x = a -- b", "x = a ++ b"),  # nowhere as such
+    ("x = 1\n", "x = 2\ny = 2", "x = 3\ny = 3"),  # a change over several lines
+    ("x = 1\n", "same", "same"),  # no change at all
+])
+def test_no_change_is_offered_when_its_place_is_not_clear(text: str, old: str, new: str) -> None:
+    assert suggest_edit(text, old, new) is None
+
+
+def test_closest_lines_is_the_most_alike_run() -> None:
+    assert closest_lines(PY, "return w * hh") == (2, ["    return w * h"])
+    assert closest_lines(PY, "zzzz qqqq") == (0, [])
+    assert closest_lines("a\n", "\n\n") == (0, [])
+    assert closest_lines("x = 1\n" * 10, "x = 2", limit=5) == (0, [])
+
+
+@pytest.mark.parametrize("numbered", [
+    "     2\t    return w * h",  # as read_file numbers lines
+    "2|     return w * h",  # as the closest-lines hint shows them
+])
+def test_line_numbers_copied_from_a_read_are_dropped(numbered: str) -> None:
+    result = find_edit(PY, numbered, "    return w * h * 1")
+    assert result.ok, result.message
+    assert apply_edit(PY, result).splitlines()[1] == "    return w * h * 1"
+    assert "line numbers" in result.message
+    assert result.matches[0].stage == "line_numbers"
+
+
+def test_line_numbers_are_dropped_from_new_string_too() -> None:
+    result = find_edit(PY, "     1\tdef area(w, h):\n     2\t    return w * h",
+                       "     1\tdef area(w, h):\n     2\t    return h * w")
+    assert apply_edit(PY, result).startswith("def area(w, h):\n    return h * w\n")
+    assert without_line_numbers("1\tx\ny") is None  # not every line numbered: left as is
+    assert without_line_numbers("  \n") is None
 
 
 def test_apply_edit_refuses_a_failed_result() -> None:

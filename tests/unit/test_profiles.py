@@ -110,16 +110,44 @@ def test_compact_defers_the_rarely_used_and_lists_them_by_name() -> None:
     assert set(COMPACT_DEFERRED) <= {name for name, *_ in BUILTINS}
 
 
-def test_compact_declarations_are_first_sentences_without_parameter_descriptions() -> None:
+def test_compact_declarations_are_the_compact_texts_or_first_sentences() -> None:
+    """Each tool's compact description (or its first sentence), and only the parameter
+    descriptions it names for compact; names, types, defaults and ``required`` as in full."""
     full = {d.name: d for d in builtins("default").declarations()}
     for d in builtins("compact").declarations():
-        assert d.description == first_sentence(full[d.name].description)
-        assert full[d.name].description.startswith(d.description)
-        assert without_descriptions(d.parameters) == d.parameters
-        assert without_descriptions(full[d.name].parameters) == d.parameters
-        props = full[d.name].parameters.get("properties", {})
+        whole = full[d.name]
+        assert d.description == (whole.compact_description
+                                 or first_sentence(whole.description))
+        assert whole.compact_description or whole.description.startswith(d.description)
+        kept = {name: prop["description"] for name, prop in d.parameters["properties"].items()
+                if "description" in prop}
+        assert kept == dict(whole.compact_params)
+        assert without_descriptions(d.parameters) == without_descriptions(whole.parameters)
+        props = whole.parameters.get("properties", {})
         assert list(d.parameters.get("properties", {})) == list(props)
-        assert d.parameters.get("required") == full[d.name].parameters.get("required")
+        assert d.parameters.get("required") == whole.parameters.get("required")
+
+
+def test_compact_texts_speak_of_what_small_models_get_wrong() -> None:
+    """The edit, cell and write texts of the compact profile say how to fill the parameters
+    small models fill wrongly, and which tool fixes a few lines."""
+    compact = {d.name: d for d in builtins("compact").declarations()}
+    assert "without the line numbers" in compact["edit"].description
+    described = {name: {p for p, prop in d.parameters["properties"].items()
+                        if "description" in prop} for name, d in compact.items()}
+    assert {"old_string", "new_string"} <= described["edit"]
+    assert "use edit" in compact["write_file"].description
+    assert {"cell_id", "new_source"} <= described["notebook_edit"]
+    assert all(len(d.description) <= 200 for d in compact.values())
+
+
+def test_a_kept_parameter_description_is_the_compact_text() -> None:
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string", "description": "long text"}, "b": {"type": "integer"}}}
+    out = without_descriptions(schema, {"a": "short", "missing": "ignored"})
+    assert out["properties"] == {"a": {"type": "string", "description": "short"},
+                                 "b": {"type": "integer"}}
+    assert schema["properties"]["a"]["description"] == "long text"  # the input is untouched
 
 
 def test_every_first_sentence_stands_alone() -> None:

@@ -152,6 +152,41 @@ async def test_no_tool_choice_or_cap_for_a_cloud_request_without_tools(tmp_path:
     assert srv.bodies[0]["max_tokens"] == LOCAL_MAX_OUTPUT_TOKENS
 
 
+@pytest.mark.parametrize(("kw", "sent"), [
+    ({}, {"temperature": 0, "seed": 1}),  # greedy and seeded by default
+    ({"extra_body": {"temperature": 0.5}}, {"seed": 1}),  # extra_body's own wins (sent there)
+    ({"temperature": 0.7}, {"temperature": 0.7, "seed": 1}),
+])
+async def test_a_local_server_gets_greedy_seeded_sampling_unless_told(
+        kw: dict[str, Any], sent: dict[str, Any]) -> None:
+    from agent_ext.models import ModelRequest
+    from agent_ext.models.base import complete
+    with FakeOpenAI([oai.text_reply("hi")]) as srv:
+        model = OpenAIChatModel("m", base_url=srv.base_url, provider="llamacpp", **kw)
+        await complete(model, ModelRequest(messages=(), tools=(), system="s"))
+    body = srv.bodies[0]
+    assert {k: body[k] for k in ("temperature", "seed") if k in body} == {
+        **sent, **kw.get("extra_body", {})}
+    assert not OpenAIChatModel("m", base_url="https://api.example.com/v1").local  # cloud: none
+
+
+def test_the_temperature_setting_is_checked_and_reaches_the_model(tmp_path: Path) -> None:
+    from agent_ext.models.config import model_from_spec
+    from agent_ext.settings import load_settings, model_options
+    folder = tmp_path / "project"
+    (folder / ".agent_ext").mkdir(parents=True)
+    settings_file = folder / ".agent_ext" / "settings.json"
+    settings_file.write_text(json.dumps({"modelOptions": {"llamacpp:qwen": {"temperature": 0.3},
+                                                          "llamacpp:bad": {"temperature": 9}}}))
+    settings = load_settings(folder)
+    assert model_options(settings, "llamacpp:qwen") == {"temperature": 0.3}
+    assert model_options(settings, "llamacpp:bad") == {}
+    assert any('"modelOptions.llamacpp:bad.temperature" must be a number from 0 to 2' in p
+               for p in settings.problems)
+    model = model_from_spec("llamacpp:qwen", options=model_options(settings, "llamacpp:qwen"))
+    assert isinstance(model, OpenAIChatModel) and model.temperature == 0.3
+
+
 # -- honest ends ------------------------------------------------------------------------------
 
 def cut(response: ModelResponse) -> ModelResponse:
@@ -211,8 +246,9 @@ async def test_the_same_failing_call_is_named_then_stops_the_run(tmp_path: Path)
     first, second, third = (r for _, r in run.tool_calls)
     assert third.is_error
     assert first.is_error and "exact call already" not in first.text
-    assert second.text.startswith("You made this exact call already, and it failed then with:")
-    assert first.text.split()[0] in second.text  # the first error is quoted
+    assert second.text.startswith("You made this exact call already, and it failed the same "
+                                  "way then")
+    assert second.text.endswith(first.text)  # the error, once: it says what to change
     assert run.stop_reason == "repeated_call" and model.remaining == 1
     assert any("same failing call" in n for n in notices(events))
     assert unanswered_calls(agent.messages) == []
@@ -228,6 +264,23 @@ async def test_changed_arguments_or_a_success_do_not_count_as_repeats(tmp_path: 
     assert run.stop_reason == "end" and len(texts) == 5
     assert "exact call already" in texts[2] and "exact call already" not in texts[1]
     assert texts[3] == texts[4] == "a: found"
+
+
+async def test_a_repeat_that_fails_differently_quotes_the_first_error(tmp_path: Path) -> None:
+    failures = iter(["first reason", "second reason"])
+
+    @tool(kind=Kind.READ, read_only=True, defer=False)
+    def flaky(key: str) -> str:
+        """Fail with a new reason each time."""
+        raise ValueError(next(failures))
+
+    agent, _, _ = scripted_agent([call("flaky", {"key": "a"}, id="1"),
+                                  call("flaky", {"key": "a"}, id="2"), "done"], tmp_path)
+    agent.registry.register(flaky)
+    run = await agent.run("go")
+    second = run.tool_calls[1][1].text
+    assert second.startswith("You made this exact call already, and it failed then with:")
+    assert "first reason" in second and second.rstrip().endswith("second reason")
 
 
 # -- the window -------------------------------------------------------------------------------

@@ -459,6 +459,7 @@ async def test_a_change_to_a_file_never_read_shows_it_so_the_next_try_lands(
         first = await agent.call_tool("edit", change)
         assert first.error is not None and first.error.code == "edit_requires_prior_read"
         assert "return a - b" in first.text and "It is read now" in first.text
+        assert "Your old_string matches (line 2): send the same edit again" in first.text
         assert (tmp_path / "calc.py").read_text().endswith("a - b\n")  # nothing changed yet
         second = await agent.call_tool("edit", change)
         assert not second.is_error, second.text
@@ -497,3 +498,18 @@ async def test_a_file_at_the_line_limit_is_edited(ctx: ToolContext, tmp_path: Pa
     result = await edit(ctx, "ok.txt", "target\n", "done\n")
     assert code(result) is None, result.text
     assert path.read_text().endswith("line\ndone\n")
+
+
+async def test_a_blind_edit_whose_old_string_is_wrong_is_shown_the_closest_lines(
+        tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text('def add(a, b):\n    """Sum."""\n    return a - b\n')
+    agent = Agent(ScriptedModel([]), cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False)
+    try:
+        first = await agent.call_tool("edit", {"file_path": "calc.py",
+                                               "old_string": "def add(a, b): return a - b",
+                                               "new_string": "def add(a, b): return a + b"})
+    finally:
+        await agent.aclose()
+    assert "It is read now" in first.text and "old_string was not found" in first.text
+    assert "The closest text in the file is at lines 1-3" in first.text
+    assert "No edit was made" not in first.text
