@@ -182,9 +182,10 @@ class BridgeChannel:
 
     def _missing(self) -> BridgeUnavailableError:
         return BridgeUnavailableError(
-            "The agent-ext JupyterLab extension did not answer from the browser within "
-            f"{self.hello_timeout:g} s. Install agent-ext in the environment that runs the "
-            "Jupyter server (pip install agent-ext), restart the server and reload the page.")
+            "no JupyterLab or Notebook 7 page with the agent-ext extension answered within "
+            f"{self.hello_timeout:g} s. A headless run (nbclient, papermill, jupyter execute) "
+            "has none; in a browser, install agent-ext in the environment that runs the Jupyter "
+            "server (pip install agent-ext), restart the server and reload the page.")
 
     def _pick(self, client: str | None) -> Tab | None:
         """The tab for ``client`` if it answered, else any tab once ``client`` was waited for."""
