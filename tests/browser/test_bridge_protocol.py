@@ -142,7 +142,7 @@ async def _test_no_extension_means_the_file_and_one_notice(tmp_path: Path) -> No
     assert doc.live is False and channel.absent
     await doc.replace_source(snap.cells[0].id or "", "x = 2", clear_outputs=False)
     assert nbformat.read(path, as_version=4).cells[0].source == "x = 2"
-    assert len(notices) == 1 and "did not answer" in notices[0]
+    assert len(notices) == 1 and "no JupyterLab or Notebook 7 page with the agent-ext extension answered" in notices[0]
 
 
 async def _test_another_protocol_is_refused_with_what_to_do() -> None:
