@@ -304,7 +304,7 @@ def get_agent(**overrides: Any) -> Agent:
 
 def _add_kernel(agent: Agent, shell: Any) -> None:
     """Give var://, history:// and run_cell the kernel they read and run code in."""
-    from agent_ext.urls.kernel import KernelProvider  # noqa: PLC0415
+    from agent_ext.core.kernel import KernelProvider  # noqa: PLC0415
 
     from .kernel import kernel_provider  # noqa: PLC0415
 

@@ -20,7 +20,7 @@ from agent_ext.notebook import FileNotebook, NotebookError, NotebookSnapshot, fi
 from agent_ext.notebook import file as file_mod
 from agent_ext.notebook.document import CellData, NotebookDocument, NotebookProvider
 from agent_ext.notebook.provider import FileNotebookProvider
-from agent_ext.urls.kernel import KernelProvider, RunOutput
+from agent_ext.core.kernel import KernelProvider, RunOutput
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
 

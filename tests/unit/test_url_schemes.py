@@ -18,7 +18,7 @@ from agent_ext.notebook.document import CellData
 from agent_ext.tools.edit import EditTool
 from agent_ext.tools.read_file import ReadFileTool
 from agent_ext.urls import Resolved, URLError, URLRouter, WritableScheme
-from agent_ext.urls.kernel import KernelProvider
+from agent_ext.core.kernel import KernelProvider
 from agent_ext.urls.schemes import CellScheme, register_notebook_schemes
 
 from .test_notebook_file import (

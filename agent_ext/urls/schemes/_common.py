@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from agent_ext.core.errors import ErrorCode
 from agent_ext.core.kinds import Tier
 from agent_ext.notebook.session import notebook_provider
-from agent_ext.urls.kernel import KernelProvider, kernel_of
+from agent_ext.core.kernel import KernelProvider, kernel_of
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import URLError
 
