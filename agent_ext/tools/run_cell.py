@@ -39,13 +39,13 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
+from agent_ext.core.kernel import RunOutput, kernel_of
 from agent_ext.core.result import ImagePart
 from agent_ext.notebook.document import NotebookDocument, NotebookError
 from agent_ext.notebook.ids import resolve_cell
 from agent_ext.notebook.outputs import ImageBudget, output_pieces
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import current_notebook, notebook_provider
-from agent_ext.core.kernel import RunOutput, kernel_of
 
 from ._files import shown
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from agent_ext.core import ErrorCode
+from agent_ext.core.kernel import KernelProvider, RunOutput
 from agent_ext.notebook import FileNotebook, NotebookError, NotebookSnapshot, find_notebook_path
 from agent_ext.notebook import file as file_mod
 from agent_ext.notebook.document import CellData, NotebookDocument, NotebookProvider
 from agent_ext.notebook.provider import FileNotebookProvider
-from agent_ext.core.kernel import KernelProvider, RunOutput
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
 
