@@ -25,7 +25,6 @@ from agent_ext.core.profiles import choose_profile
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.fs.atomic import sweep_interrupted
 from agent_ext.mcp import McpConfig, McpManager, load_mcp_config
-from agent_ext.mcp.config import MCP_JSON
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -48,7 +47,7 @@ from agent_ext.models.base import (
 from agent_ext.models.scripted import Step
 from agent_ext.notebook.schemes import register_notebook_schemes
 from agent_ext.permissions import PermissionPolicy, RulePolicy
-from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
+from agent_ext.settings import MCP_JSON, TOOL_SEARCHES, Settings, load_settings
 from agent_ext.tools import register_builtins
 from agent_ext.tools._files import ReadAsked
 from agent_ext.tools._ignore import ReadDenied
