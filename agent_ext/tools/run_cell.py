@@ -107,11 +107,11 @@ class RunCellInvocation(ToolInvocation[RunCellParams]):
     def locations(self) -> list[Path]:
         if self.params.cell_id is None:
             return []
-        try:
-            doc = notebook_provider(self.ctx).current()
+        try:  # looked up, never opened: the permission check asks before anything is read
+            found = notebook_provider(self.ctx).current_path()
         except Exception:  # noqa: BLE001  no current notebook: nothing to match rules on
             return []
-        return [Path(doc.path)] if doc is not None and doc.path else []
+        return [Path(found)] if found else []
 
     def classifier_input(self) -> str:
         return self.params.code or f"run notebook cell {self.params.cell_id}"

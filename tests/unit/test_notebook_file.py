@@ -169,6 +169,9 @@ class Provider:
     def current(self) -> NotebookDocument | None:
         return self.doc
 
+    def current_path(self) -> str | None:
+        return self.doc.path if self.doc is not None else None
+
     def open(self, path: str) -> NotebookDocument:
         if self.doc is not None and self.doc.path == path:
             return self.doc

@@ -16,12 +16,12 @@ class NotebookSchemeBase(SchemeBase):
     """A scheme over the session's open notebook."""
 
     def current_path(self) -> list[str] | None:
-        """The open notebook's path as a location list, or None when it is not known."""
+        """The open notebook's path as a location list, or None when it is not known; looked
+        up, never opened, since the permission check asks before anything is read."""
         try:
-            doc = notebook_provider(self.ctx).current()
+            path = notebook_provider(self.ctx).current_path()
         except Exception:  # noqa: BLE001  a provider that cannot tell leaves the place unknown
             return None
-        path = doc.path if doc is not None else None
         return [os.fspath(self.ctx.resolve(path))] if path else None
 
 
