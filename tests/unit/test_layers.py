@@ -58,6 +58,7 @@ def modules(root: Path, package: str) -> dict[str, Path]:
 
 
 def _walk(node: ast.AST, *, runtime: bool) -> Iterator[tuple[ast.AST, bool]]:
+    """Every node below ``node``, with whether it runs when its module loads."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
             for stmt in child.body:
