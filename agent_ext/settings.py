@@ -19,6 +19,8 @@ from typing import Any, Literal, TypeVar
 PROJECT_DIR = ".agent_ext"
 SETTINGS_NAME = "settings.json"
 LOCAL_SETTINGS_NAME = "settings.local.json"
+#: The project file that lists MCP servers, beside the settings files (read by mcp and trust).
+MCP_JSON = ".mcp.json"
 CONFIG_DIR_ENV = "AGENT_EXT_CONFIG_DIR"
 RULE_KINDS = ("allow", "deny", "ask")
 #: The values of ``"toolSearch"`` (any case).

@@ -25,7 +25,6 @@ from agent_ext.core.profiles import choose_profile
 from agent_ext.fs import EditHistory, ReadCache
 from agent_ext.fs.atomic import sweep_interrupted
 from agent_ext.mcp import McpConfig, McpManager, load_mcp_config
-from agent_ext.mcp.config import MCP_JSON
 from agent_ext.models import (
     Message,
     ModelRequest,
@@ -46,8 +45,9 @@ from agent_ext.models.base import (
     complete,
 )
 from agent_ext.models.scripted import Step
+from agent_ext.notebook.schemes import register_notebook_schemes
 from agent_ext.permissions import PermissionPolicy, RulePolicy
-from agent_ext.settings import TOOL_SEARCHES, Settings, load_settings
+from agent_ext.settings import MCP_JSON, TOOL_SEARCHES, Settings, load_settings
 from agent_ext.tools import register_builtins
 from agent_ext.tools._files import ReadAsked
 from agent_ext.tools._ignore import ReadDenied
@@ -64,7 +64,7 @@ from agent_ext.trust import (
     trust_once,
 )
 from agent_ext.urls import URLRouter
-from agent_ext.urls.schemes import register_notebook_schemes
+from agent_ext.urls.schemes import register_kernel_schemes
 
 from . import context as ctxmod
 from . import events as ev
@@ -314,6 +314,7 @@ class Agent:
             spill_dir=lambda: self.store.session_dir / "history")
         router = services[URLRouter] = URLRouter()
         register_notebook_schemes(router, self.context)
+        register_kernel_schemes(router, self.context)
         services[TodoList] = TodoList()
         if self._asker is not None:
             services[Asker] = self._asker

@@ -1,5 +1,5 @@
 """Files for the agent: the read cache and prior-read gate, text I/O, atomic writes, edit
-history, and the path parser with its selectors.
+history, file paths and the read-selector grammar.
 
 Nothing here imports IPython or the agent; ``matching`` (the fuzzy edit matcher) is imported
 from its own module.
@@ -8,7 +8,7 @@ from its own module.
 from .atomic import AtomicWriteError, atomic_write, remove_stale_temps
 from .cache import CacheState, ReadCache, ReadEntry
 from .history import EditEntry, EditHistory, UndoResult
-from .paths import PathArg, parse_path_arg, resolve_path, split_selector, unescape_shell
+from .paths import resolve_path, split_selector, unescape_shell
 from .prior_read import PriorRead, Verb, check_prior_read
 from .selectors import LineRange, Selector, SelectorError, parse_selector
 from .textio import (
@@ -30,7 +30,6 @@ __all__ = [
     "EditEntry",
     "EditHistory",
     "LineRange",
-    "PathArg",
     "PriorRead",
     "ReadCache",
     "ReadEntry",
@@ -45,7 +44,6 @@ __all__ = [
     "decode_text",
     "encode_text",
     "is_binary",
-    "parse_path_arg",
     "parse_selector",
     "read_text",
     "remove_stale_temps",

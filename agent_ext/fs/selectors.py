@@ -121,6 +121,12 @@ def parse_selector(text: str) -> Selector | None:
     return _range_or_tail(text, text, raw=False)
 
 
+def is_selector_chain(text: str) -> bool:
+    """Whether ``text`` is made only of selector-shaped chunks joined by ``:``, valid or not
+    (``12``, ``raw:1-5``, ``0``): such a tail is a selector's, never a URL's."""
+    return bool(text) and all(_looks_like_selector(c) for c in text.split(":"))
+
+
 def _looks_like_selector(chunk: str) -> bool:
     chunk = chunk.strip()
     return (chunk.lower() in _ATOMS or bool(_TAIL_LIKE.match(chunk))

@@ -73,6 +73,15 @@ class BridgeProvider:
             return None
         return self._doc(path, client_id(self.shell))
 
+    def current_path(self) -> str | None:
+        found = self.files.current_path()
+        if found is not None:
+            return found
+        client = client_id(self.shell)
+        tabs = self.channel.tabs()
+        tab = tabs.get(client) if client else next(iter(tabs.values()), None)
+        return tab.absolute_path if tab is not None else None
+
     def open(self, path: str) -> NotebookDocument:
         wanted = os.path.realpath(path)
         file = self.files.current()

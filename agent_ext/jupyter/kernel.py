@@ -16,7 +16,7 @@ from typing import Any
 
 from IPython.utils.capture import capture_output
 
-from agent_ext.urls.kernel import RunOutput
+from agent_ext.core.kernel import RunOutput
 
 _FILENAME = "<agent_ext run_cell>"
 

@@ -304,7 +304,7 @@ def get_agent(**overrides: Any) -> Agent:
 
 def _add_kernel(agent: Agent, shell: Any) -> None:
     """Give var://, history:// and run_cell the kernel they read and run code in."""
-    from agent_ext.urls.kernel import KernelProvider  # noqa: PLC0415
+    from agent_ext.core.kernel import KernelProvider  # noqa: PLC0415
 
     from .kernel import kernel_provider  # noqa: PLC0415
 
@@ -327,16 +327,27 @@ class _BridgeOnFirstUse:
     print no warning about an unknown comm target)."""
 
     def __init__(self, shell: Any, notify: Callable[[str], None]) -> None:
+        from agent_ext.notebook.provider import FileNotebookProvider  # noqa: PLC0415
+
         self._shell = shell
         self._notify = notify
+        self._opened: Any = None
+        self._markers = FileNotebookProvider(user_ns=lambda: getattr(shell, "user_ns", {}))
 
     def _provider(self) -> Any:
         from .bridge import install_bridge  # noqa: PLC0415
 
-        return install_bridge(self._shell, notify=self._notify)
+        self._opened = install_bridge(self._shell, notify=self._notify)
+        return self._opened
 
     def current(self) -> Any:
         return self._provider().current()
+
+    def current_path(self) -> str | None:
+        """Where the notebook is, from the bridge once it is open, else from the kernel's
+        markers: asking where never opens the bridge."""
+        found = (self._opened or self._markers).current_path()
+        return found if isinstance(found, str) else None
 
     def open(self, path: str) -> Any:
         return self._provider().open(path)

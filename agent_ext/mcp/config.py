@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_ext.settings import Settings, SettingsFile, load_settings, read_settings_file
+from agent_ext.settings import MCP_JSON, Settings, SettingsFile, load_settings, read_settings_file
 
 from .interpolate import Masker, expand
 
-MCP_JSON = ".mcp.json"
 Transport = Literal["stdio", "http", "sse"]
 _TYPES: dict[str, Transport] = {
     "stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agent_ext.core import Registry
+from agent_ext.trust import check_project
 
 from . import procs
 from .config import EntryError, McpConfig, ServerConfig, load_mcp_config, parse_server
@@ -110,8 +111,6 @@ class McpManager:
         The project's own servers are included only when it is trusted (the user's kept
         answer, or ``trust_project``), as for an ``Agent``; the user's servers always are.
         """
-        from agent_ext.trust import check_project  # noqa: PLC0415  (trust reads mcp.config)
-
         project = check_project(cwd, trust=trust_project, environ=environ)
         config = load_mcp_config(cwd, environ=environ, settings=project.settings,
                                  mcp_json=project.mcp_json)

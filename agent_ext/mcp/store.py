@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_ext.fs.atomic import atomic_write
+from agent_ext.settings import MCP_JSON
 
-from .config import MCP_JSON, EntryError, parse_server
+from .config import EntryError, parse_server
 
 
 class McpConfigError(ValueError):

@@ -149,11 +149,17 @@ class NotebookProvider(Protocol):
 
     ``current`` is the notebook this kernel runs (None when unknown, e.g. under nbclient);
     ``open`` gives the live document when that notebook is open in the browser, else a
-    FileNotebook.
+    FileNotebook. ``current_path`` says where the current one is without opening it, for the
+    getters the permission check calls before anything is read.
     """
 
     def current(self) -> NotebookDocument | None:
         """The notebook the agent runs in, or None."""
+        ...
+
+    def current_path(self) -> str | None:
+        """The absolute path of the notebook the agent runs in, as this session already knows
+        it (the kernel's markers, what the browser said); None when unknown. Opens nothing."""
         ...
 
     def open(self, path: str) -> NotebookDocument:

@@ -31,10 +31,13 @@ class FileNotebookProvider:
         self._lock = threading.Lock()
 
     def current(self) -> FileNotebook | None:
+        found = self.current_path()
+        return self.open(found) if found is not None else None
+
+    def current_path(self) -> str | None:
         ns = self._user_ns() if self._user_ns is not None else None
         env = os.environ if self._environ is None else self._environ
-        found = find_notebook_path(env, ns, cwd=self._cwd, explicit=self._explicit)
-        return self.open(found) if found is not None else None
+        return find_notebook_path(env, ns, cwd=self._cwd, explicit=self._explicit)
 
     def open(self, path: str) -> FileNotebook:
         key = os.path.realpath(self._cwd / path)

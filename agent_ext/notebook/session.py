@@ -12,8 +12,8 @@ import threading
 from collections.abc import Mapping
 
 from agent_ext.core.errors import ErrorCode
+from agent_ext.core.kernel import kernel_of
 from agent_ext.core.tool import ToolContext
-from agent_ext.urls.kernel import kernel_of
 
 from .changes import NotebookChanges
 from .document import NotebookDocument, NotebookError, NotebookProvider

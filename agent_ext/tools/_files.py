@@ -34,7 +34,6 @@ from agent_ext.core import (
 from agent_ext.fs import (
     BinaryFileError,
     EditHistory,
-    PathArg,
     ReadCache,
     TextEncodeError,
     TextFile,
@@ -43,13 +42,12 @@ from agent_ext.fs import (
     check_prior_read,
     decode_text,
     encode_text,
-    parse_path_arg,
     sniff_binary,
 )
 from agent_ext.fs.cache import content_digest
 from agent_ext.fs.lock import file_lock
 from agent_ext.fs.matching import SNIPPET_MAX_LINES, snippet
-from agent_ext.urls import ParsedURL, URLError, URLRouter
+from agent_ext.urls import ParsedURL, PathArg, URLError, URLRouter, parse_path_arg
 
 from ._ignore import ReadDenied
 

@@ -33,8 +33,8 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
-from agent_ext.fs import PathArg, ReadCache, parse_path_arg
-from agent_ext.urls import URLError, URLRouter
+from agent_ext.fs import ReadCache
+from agent_ext.urls import PathArg, URLError, URLRouter, parse_path_arg
 
 from ._files import ReadAsked, refuse_control_characters, target_locations
 from ._grep_hits import Found

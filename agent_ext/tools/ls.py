@@ -27,7 +27,7 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
-from agent_ext.fs import parse_path_arg
+from agent_ext.urls import parse_path_arg
 
 from ._ignore import GlobError, IgnoreChecker, ReadDenied, glob_regex
 

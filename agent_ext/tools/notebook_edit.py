@@ -155,7 +155,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         return f"cell {state.ids.index(cell_id) + 1}"
 
     def locations(self) -> list[Path]:
-        """The notebook's path; for the open notebook, where it is (looked up, not read).
+        """The notebook's path; for the open notebook, where the session knows it is (looked
+        up, never opened or read: the permission check asks before ``preflight`` reads).
 
         When the open notebook's path is not known the address ``nb://`` stands in, which the
         permission layer asks about rather than allowing.
@@ -164,10 +165,10 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
             return [self.path]
         if self._current is None:
             try:
-                doc = notebook_provider(self.ctx).current()
+                found = notebook_provider(self.ctx).current_path()
             except Exception:  # noqa: BLE001  a provider that cannot tell: the place is unknown
-                doc = None
-            self._current = doc.path if doc is not None and doc.path else ""
+                found = None
+            self._current = found or ""
         return [Path(self._current)] if self._current else [Path("nb://")]
 
     def tier(self) -> Tier:

@@ -37,12 +37,12 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
-from agent_ext.fs import LineRange, PathArg, ReadCache, Selector, decode_text, sniff_binary
+from agent_ext.fs import LineRange, ReadCache, Selector, decode_text, sniff_binary
 from agent_ext.fs.cache import content_digest
 from agent_ext.fs.lines import pick_lines, scan_lines
 from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
 from agent_ext.notebook.reading import notebook_read_result
-from agent_ext.urls import URLError, URLRouter
+from agent_ext.urls import PathArg, URLError, URLRouter
 
 from ._files import (
     RefusalError,

@@ -39,13 +39,13 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
+from agent_ext.core.kernel import RunOutput, kernel_of
 from agent_ext.core.result import ImagePart
 from agent_ext.notebook.document import NotebookDocument, NotebookError
 from agent_ext.notebook.ids import resolve_cell
 from agent_ext.notebook.outputs import ImageBudget, output_pieces
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import current_notebook, notebook_provider
-from agent_ext.urls.kernel import RunOutput, kernel_of
 
 from ._files import shown
 
@@ -107,11 +107,11 @@ class RunCellInvocation(ToolInvocation[RunCellParams]):
     def locations(self) -> list[Path]:
         if self.params.cell_id is None:
             return []
-        try:
-            doc = notebook_provider(self.ctx).current()
+        try:  # looked up, never opened: the permission check asks before anything is read
+            found = notebook_provider(self.ctx).current_path()
         except Exception:  # noqa: BLE001  no current notebook: nothing to match rules on
             return []
-        return [Path(doc.path)] if doc is not None and doc.path else []
+        return [Path(found)] if found else []
 
     def classifier_input(self) -> str:
         return self.params.code or f"run notebook cell {self.params.cell_id}"

@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_ext.mcp.config import MCP_JSON
 from agent_ext.permissions.modes import Mode, parse_mode
-from agent_ext.settings import Settings, SettingsFile, load_settings, read_settings_file
+from agent_ext.settings import MCP_JSON, Settings, SettingsFile, load_settings, read_settings_file
 
 #: Keys applied from an untrusted project because they cannot widen anything.
 HARMLESS_KEYS = frozenset({"toolSearch", "$schema"})

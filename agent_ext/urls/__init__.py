@@ -1,6 +1,8 @@
-"""Internal URLs: parsing and the router that hands each scheme its URLs."""
+"""Internal URLs: parsing, the router that hands each scheme its URLs, and the path parser
+every tool uses (file paths and internal URLs, each with a selector)."""
 
 from .parse import ParsedURL, extract_scheme, is_url, normalize_local, parse_url
+from .paths import PathArg, parse_path_arg
 from .router import (
     CompletingScheme,
     LocatingScheme,
@@ -17,6 +19,7 @@ __all__ = [
     "CompletingScheme",
     "LocatingScheme",
     "ParsedURL",
+    "PathArg",
     "Resolved",
     "SchemeRegistrationError",
     "URLError",
@@ -27,5 +30,6 @@ __all__ = [
     "extract_scheme",
     "is_url",
     "normalize_local",
+    "parse_path_arg",
     "parse_url",
 ]

@@ -12,15 +12,12 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote
 
+from agent_ext.fs.selectors import is_selector_chain
+
 _HIERARCHICAL = re.compile(
     r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host>[^/?#]*)(?P<path>[^?#]*)"
     r"(?:\?(?P<query>[^#]*))?(?:#(?P<fragment>.*))?$", re.IGNORECASE | re.DOTALL)
 _OPAQUE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*):(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
-# A read-selector chain (`12`, `1-20,30+5`, `L5..L9`, `-20`, `raw`, `raw:2-4`): kept in step with
-# agent_ext.fs.selectors by hand, because urls/ must not import fs/.
-_RANGE = r"L?\d+(?:(?:\.\.|[-+])(?:L?\d+)?)?"
-_CHUNK = rf"(?:raw|conflicts|img|-\d+(?:[-+]\d+)?|{_RANGE}(?:,{_RANGE})*)"
-_SELECTOR_CHAIN = re.compile(rf"^{_CHUNK}(?::{_CHUNK})*$", re.IGNORECASE)
 _LOCAL_SINGLE_SLASH = re.compile(r"^(local:)/(?!/)", re.IGNORECASE)
 
 
@@ -71,7 +68,7 @@ def extract_scheme(text: str) -> str | None:
     if found is None:
         return None
     scheme, rest = found["scheme"], found["rest"]
-    if len(scheme) == 1 or "." in scheme or _SELECTOR_CHAIN.match(rest):
+    if len(scheme) == 1 or "." in scheme or is_selector_chain(rest):
         return None
     return scheme.lower()
 

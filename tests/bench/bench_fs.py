@@ -23,8 +23,8 @@ from agent_ext.fs import (  # noqa: E402
     atomic_write,
     check_prior_read,
     decode_text,
-    parse_path_arg,
 )
+from agent_ext.urls import parse_path_arg  # noqa: E402
 
 
 def _median_us(fn: Callable[[], object], repeat: int) -> float:

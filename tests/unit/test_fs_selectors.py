@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_ext.fs import LineRange, Selector, SelectorError, parse_path_arg, parse_selector
+from agent_ext.fs import LineRange, Selector, SelectorError, parse_selector
+from agent_ext.urls import parse_path_arg
 
 
 def _sel(text: str) -> Selector:

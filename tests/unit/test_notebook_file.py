@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from agent_ext.core import ErrorCode
+from agent_ext.core.kernel import KernelProvider, RunOutput
 from agent_ext.notebook import FileNotebook, NotebookError, NotebookSnapshot, find_notebook_path
 from agent_ext.notebook import file as file_mod
 from agent_ext.notebook.document import CellData, NotebookDocument, NotebookProvider
 from agent_ext.notebook.provider import FileNotebookProvider
-from agent_ext.urls.kernel import KernelProvider, RunOutput
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
 
@@ -168,6 +168,9 @@ class Provider:
 
     def current(self) -> NotebookDocument | None:
         return self.doc
+
+    def current_path(self) -> str | None:
+        return self.doc.path if self.doc is not None else None
 
     def open(self, path: str) -> NotebookDocument:
         if self.doc is not None and self.doc.path == path:

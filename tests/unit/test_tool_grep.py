@@ -731,8 +731,8 @@ async def test_a_long_pattern_is_shortened_in_the_result(tree: Path) -> None:
 @pytest.mark.parametrize("stopped", ["output", "timeout", "cancelled"])
 def test_a_stopped_search_with_nothing_complete_never_says_no_matches(
         tmp_path: Path, stopped: str) -> None:
-    from agent_ext.fs import parse_path_arg
     from agent_ext.tools.grep import Report
+    from agent_ext.urls import parse_path_arg
     query = GrepQuery(pattern="needle", mode="content")
     report = Report(query, Found(stopped=stopped), cwd=tmp_path,
                     root=parse_path_arg(".", tmp_path), denied=None, timeout=5, numbers=True)

@@ -527,3 +527,90 @@ async def test_a_long_cell_read_back_is_named_by_its_ends(ctx: ToolContext) -> N
     result = await edit(ctx, {"cell_id": "c1", "new_source": source})
     assert result.text.endswith("Read back: cell c1 (position 1, a code cell) now holds the 200 "
                                 "lines written, from `line_0 = 0` to `line_199 = 199`.")
+
+
+class _Watched(Provider):
+    """The live stand-in, noting each time a tool opens a document or reads one."""
+
+    def __init__(self, cells: list[CellData], cwd: Path) -> None:
+        self.opened: list[str] = []
+        super().__init__(_ReadNoted(cells, self.opened), cwd)
+
+    def current(self) -> Any:
+        self.opened.append("current")
+        return super().current()
+
+    def open(self, path: str) -> Any:
+        self.opened.append(f"open {path}")
+        return super().open(path)
+
+
+class _ReadNoted(MemoryNotebook):
+    def __init__(self, cells: list[CellData], log: list[str]) -> None:
+        super().__init__(cells)
+        self.log = log
+
+    async def read(self) -> Any:
+        self.log.append("read")
+        return await super().read()
+
+
+@pytest.mark.parametrize("args", [
+    {"cell_id": "c1", "new_source": "x = 2"},
+    {"cell_id": "m1", "edit_mode": "delete"},
+    {"edit_mode": "insert", "new_source": "y = 1"},
+    {"notebook_path": "/nb/live.ipynb", "cell_id": "c1", "new_source": "x = 2"},
+])
+async def test_what_the_permission_check_asks_opens_nothing(ctx: ToolContext,
+                                                           args: dict[str, Any]) -> None:
+    """description() and locations() run before the permission decision: they look up where
+    the notebook is and open nothing; preflight, after the decision, does the reading."""
+    provider = _Watched([CellData("m1", "markdown", "# Hi"), CellData("c1", "code", "x = 1")],
+                        ctx.cwd)
+    ctx.services[NotebookProvider] = provider
+    await read(ctx, "/nb/live.ipynb")
+    provider.opened.clear()
+    built = NotebookEditTool().build(args, ctx)
+    assert isinstance(built, NotebookEditInvocation)
+    assert built.locations() == [Path("/nb/live.ipynb")]
+    assert built.description().endswith("live.ipynb")
+    assert provider.opened == []
+    assert await built.preflight() is None
+    assert "read" in provider.opened
+
+
+async def test_a_scheme_s_locations_open_nothing(ctx: ToolContext) -> None:
+    from agent_ext.notebook.schemes import notebook_schemes
+    from agent_ext.urls import parse_url
+
+    provider = _Watched([CellData("c1", "code", "x = 1")], ctx.cwd)
+    ctx.services[NotebookProvider] = provider
+    for scheme in notebook_schemes(ctx):
+        url = parse_url("nb://" if scheme.name == "nb" else f"{scheme.name}://c1")
+        assert scheme.locations(url) == ["/nb/live.ipynb"]  # type: ignore[attr-defined]
+    assert provider.opened == []
+
+
+async def test_run_cell_s_locations_open_nothing(ctx: ToolContext) -> None:
+    from agent_ext.tools.run_cell import RunCellTool
+
+    provider = _Watched([CellData("c1", "code", "x = 1")], ctx.cwd)
+    ctx.services[NotebookProvider] = provider
+    built = RunCellTool().build({"cell_id": "c1"}, ctx)
+    assert not isinstance(built, ToolResult)
+    assert built.locations() == [Path("/nb/live.ipynb")]
+    assert provider.opened == []
+
+
+def test_the_host_provider_says_where_without_opening_the_bridge(tmp_path: Path) -> None:
+    """In a kernel the provider opens the bridge comm on first use; asking where is no use."""
+    from types import SimpleNamespace
+
+    from agent_ext.jupyter import bridge
+    from agent_ext.jupyter.session import _BridgeOnFirstUse
+
+    path = tmp_path / "work.ipynb"
+    shell = SimpleNamespace(user_ns={"__session__": str(path)}, kernel=object())
+    provider = _BridgeOnFirstUse(shell, print)
+    assert provider.current_path() == str(path)
+    assert id(shell) not in bridge._installed

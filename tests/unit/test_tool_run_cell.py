@@ -20,10 +20,10 @@ from agent_ext.core import (
     ToolContext,
     ToolResult,
 )
+from agent_ext.core.kernel import KernelProvider, RunOutput
 from agent_ext.notebook import NotebookProvider
 from agent_ext.notebook.document import CellData
 from agent_ext.tools.run_cell import RunCellInvocation, RunCellTool
-from agent_ext.urls.kernel import KernelProvider, RunOutput
 
 from .test_notebook_file import (
     PNG,

@@ -12,14 +12,15 @@ from typing import Any
 import pytest
 
 from agent_ext.core import ErrorCode, ExecControl, ImagePart, Tier, ToolContext, ToolResult
+from agent_ext.core.kernel import KernelProvider
 from agent_ext.fs import parse_selector
 from agent_ext.notebook import NotebookProvider, NotebookReads
 from agent_ext.notebook.document import CellData
+from agent_ext.notebook.schemes import CellScheme, register_notebook_schemes
 from agent_ext.tools.edit import EditTool
 from agent_ext.tools.read_file import ReadFileTool
 from agent_ext.urls import Resolved, URLError, URLRouter, WritableScheme
-from agent_ext.urls.kernel import KernelProvider
-from agent_ext.urls.schemes import CellScheme, register_notebook_schemes
+from agent_ext.urls.schemes import register_kernel_schemes
 
 from .test_notebook_file import (
     FakeKernel,
@@ -140,6 +141,7 @@ def ctx(tmp_path: Path, doc: MemoryNotebook, kernel: FakeKernel) -> ToolContext:
     ctx.services[KernelProvider] = kernel
     router = URLRouter()
     register_notebook_schemes(router, ctx)
+    register_kernel_schemes(router, ctx)
     ctx.services[URLRouter] = router
     return ctx
 

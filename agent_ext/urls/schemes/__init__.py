@@ -1,9 +1,12 @@
-"""The kernel-native URL schemes: ``nb://``, ``cell://``, ``out://``, ``var://``, ``history://``.
+"""The kernel's URL schemes: ``var://`` (the user's variables) and ``history://`` (inputs).
 
-They are bound to one session's services (its NotebookProvider, NotebookReads and
-KernelProvider, looked up at each use), so the host registers them once per session::
+They are bound to one session's services (its KernelProvider, looked up at each use), so the
+host registers them once per session::
 
-    register_notebook_schemes(router, ctx)
+    register_kernel_schemes(router, ctx)
+
+The notebook's ``nb://``, ``cell://`` and ``out://`` build on the same base in
+``agent_ext.notebook.schemes``.
 """
 
 from __future__ import annotations
@@ -11,24 +14,19 @@ from __future__ import annotations
 from agent_ext.core.tool import ToolContext
 from agent_ext.urls.router import URLRouter, URLScheme
 
-from .cell import CellScheme
 from .history import HistoryScheme
-from .nb import NotebookScheme
-from .out import OutputScheme
 from .var import VariableScheme
 
-__all__ = ["CellScheme", "HistoryScheme", "NotebookScheme", "OutputScheme", "VariableScheme",
-           "notebook_schemes", "register_notebook_schemes"]
+__all__ = ["HistoryScheme", "VariableScheme", "kernel_schemes", "register_kernel_schemes"]
 
 
-def notebook_schemes(ctx: ToolContext) -> list[URLScheme]:
-    """One of each scheme, bound to ``ctx``."""
-    return [NotebookScheme(ctx), CellScheme(ctx), OutputScheme(ctx), VariableScheme(ctx),
-            HistoryScheme(ctx)]
+def kernel_schemes(ctx: ToolContext) -> list[URLScheme]:
+    """One of each kernel scheme, bound to ``ctx``."""
+    return [VariableScheme(ctx), HistoryScheme(ctx)]
 
 
-def register_notebook_schemes(router: URLRouter, ctx: ToolContext, *,
-                              replace: bool = True) -> None:
-    """Register the five schemes on ``router`` for the session ``ctx``."""
-    for scheme in notebook_schemes(ctx):
+def register_kernel_schemes(router: URLRouter, ctx: ToolContext, *,
+                            replace: bool = True) -> None:
+    """Register ``var://`` and ``history://`` on ``router`` for the session ``ctx``."""
+    for scheme in kernel_schemes(ctx):
         router.register(scheme, replace=replace)

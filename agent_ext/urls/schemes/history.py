@@ -14,7 +14,7 @@ from agent_ext.core.errors import ErrorCode
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
 
-from ._common import SchemeBase, target_of
+from .base import SchemeBase, target_of
 
 if TYPE_CHECKING:
     from agent_ext.fs.selectors import Selector

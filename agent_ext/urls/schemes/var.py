@@ -21,9 +21,9 @@ from agent_ext.core.errors import ErrorCode
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
 
-from ._common import SchemeBase, cap, select_lines, target_of
 from ._guard import guarded, guarded_text
 from ._values import details, summary, type_name
+from .base import SchemeBase, cap, select_lines, target_of
 
 if TYPE_CHECKING:
     from agent_ext.fs.selectors import Selector

@@ -20,8 +20,9 @@ from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import current_notebook, notebook_changes, notebook_reads
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
+from agent_ext.urls.schemes.base import select_lines, target_of
 
-from ._common import SchemeBase, select_lines, target_of, url_error
+from ._common import NotebookSchemeBase, url_error
 
 if TYPE_CHECKING:
     from agent_ext.fs.selectors import Selector
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 _WHERE = "the current notebook"
 
 
-class CellScheme(SchemeBase):
+class CellScheme(NotebookSchemeBase):
     """A cell's source: readable with line selectors, writable under the strict rule."""
 
     name = "cell"

@@ -17,14 +17,15 @@ from agent_ext.notebook.reading import licence_note, read_notebook
 from agent_ext.notebook.view import FORMS, ViewError, split_view, view_from_paging
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
+from agent_ext.urls.schemes.base import target_of
 
-from ._common import SchemeBase, target_of, url_error
+from ._common import NotebookSchemeBase, url_error
 
 if TYPE_CHECKING:
     from agent_ext.fs.selectors import Selector
 
 
-class NotebookScheme(SchemeBase):
+class NotebookScheme(NotebookSchemeBase):
     """Reads notebooks as the model sees them."""
 
     name = "nb"

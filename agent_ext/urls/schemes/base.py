@@ -1,21 +1,22 @@
-"""Helpers the notebook and kernel schemes share: line selectors, caps, and error mapping."""
+"""What the session-bound schemes share: the base class, line selectors and caps.
+
+``var://`` and ``history://`` here and the notebook's ``nb://``, ``cell://`` and ``out://``
+(``agent_ext.notebook.schemes``) build on it.
+"""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from agent_ext.core.errors import ErrorCode
+from agent_ext.core.kernel import KernelProvider, kernel_of
 from agent_ext.core.kinds import Tier
-from agent_ext.notebook.session import notebook_provider
-from agent_ext.urls.kernel import KernelProvider, kernel_of
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import URLError
 
 if TYPE_CHECKING:
     from agent_ext.core.tool import ToolContext
     from agent_ext.fs.selectors import Selector
-    from agent_ext.notebook.document import NotebookError
 
 
 class SchemeBase:
@@ -35,15 +36,6 @@ class SchemeBase:
         """The files ``url`` reaches; a scheme that does not say is treated as unknown."""
         return None
 
-    def current_path(self) -> list[str] | None:
-        """The open notebook's path as a location list, or None when it is not known."""
-        try:
-            doc = notebook_provider(self.ctx).current()
-        except Exception:  # noqa: BLE001  a provider that cannot tell leaves the place unknown
-            return None
-        path = doc.path if doc is not None else None
-        return [os.fspath(self.ctx.resolve(path))] if path else None
-
     def kernel(self) -> KernelProvider:
         """The session's kernel; raises URLError outside a kernel."""
         found = kernel_of(self.ctx.services)
@@ -57,12 +49,6 @@ class SchemeBase:
 def target_of(url: ParsedURL) -> str:
     """Everything after ``scheme://``, without query or fragment."""
     return (url.host + url.path).strip()
-
-
-def url_error(err: NotebookError) -> URLError:
-    """A NotebookError as the router's URLError, keeping its code."""
-    code = err.code if err.code != "notebook_not_open" else ErrorCode.READ_CONTENT_FAILURE
-    return URLError(err.message, code)
 
 
 def select_lines(text: str, selector: Selector | None, *, label: str) -> tuple[str, bool]:

@@ -17,8 +17,9 @@ from agent_ext.notebook.outputs import ImageBudget, output_pieces
 from agent_ext.notebook.session import current_notebook
 from agent_ext.urls.parse import ParsedURL
 from agent_ext.urls.router import Resolved, URLError
+from agent_ext.urls.schemes.base import cap, select_lines, target_of
 
-from ._common import SchemeBase, cap, select_lines, target_of, url_error
+from ._common import NotebookSchemeBase, url_error
 
 if TYPE_CHECKING:
     from agent_ext.fs.selectors import Selector
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 MAX_CHARS = 40_000
 
 
-class OutputScheme(SchemeBase):
+class OutputScheme(NotebookSchemeBase):
     """A cell's outputs: text paged by line, images attached within a budget."""
 
     name = "out"
