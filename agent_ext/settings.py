@@ -1,4 +1,4 @@
-"""Settings files in Claude Code's ``settings.json`` shape: project, project-local and user.
+"""Settings files in the common ``settings.json`` shape: project, project-local and user.
 
 Each file is read on its own: a malformed one is reported (file, line, column, what is wrong)
 and the others still apply. Nothing here raises for a file's content, and nothing is dropped

@@ -1,4 +1,4 @@
-"""MCP server entries: the ``mcpServers`` object of ``.mcp.json``, Claude Desktop and Jupyter AI.
+"""MCP server entries: the ``mcpServers`` object of ``.mcp.json``, the shape MCP clients share.
 
 Entries come from ``<cwd>/.mcp.json`` and from ``mcpServers`` in the settings files (project
 local, project, user); for the same name the project wins (order below). Each entry is checked on

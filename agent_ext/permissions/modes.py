@@ -1,7 +1,7 @@
 """Permission modes, the places even bypass mode asks about, and the messages each mode gives.
 
-Modes follow Claude Code's names so settings files carry over; the messages tell the model or
-the user what to do next rather than only what happened.
+Modes keep the names common settings files use, so those files carry over; the messages tell
+the model or the user what to do next rather than only what happened.
 """
 
 from __future__ import annotations
