@@ -55,6 +55,10 @@ class ToolDeclaration:
                 "parameters": dict(self.parameters)}
 
 
+#: Guards the first creation of a session service (tools may run on worker threads).
+_SERVICES_LOCK = threading.Lock()
+
+
 @dataclass
 class ToolContext:
     """The session a call belongs to: working directory, registry, and upper layers' services.
@@ -70,6 +74,18 @@ class ToolContext:
     def service(self, kind: type[T]) -> T | None:
         found = self.services.get(kind)
         return cast("T", found) if found is not None else None
+
+    def service_or_create(self, kind: type[T], factory: Callable[[], T]) -> T:
+        """The session's ``kind`` service, made by ``factory`` on first use (once, whichever
+        thread asks first)."""
+        found = self.services.get(kind)
+        if isinstance(found, kind):
+            return found
+        with _SERVICES_LOCK:
+            found = self.services.get(kind)
+            if not isinstance(found, kind):
+                found = self.services[kind] = factory()
+            return found
 
     def resolve(self, path: str | Path) -> Path:
         """An absolute path: ``~`` expanded, relative paths taken from ``cwd``, ``..`` folded."""

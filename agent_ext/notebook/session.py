@@ -8,7 +8,6 @@ Both are kept in ``ctx.services``; a missing one is created on first use (files 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 
 from agent_ext.core.errors import ErrorCode
@@ -20,44 +19,22 @@ from .document import NotebookDocument, NotebookError, NotebookProvider
 from .provider import FileNotebookProvider
 from .reads import NotebookReads
 
-_lock = threading.Lock()
-
 
 def notebook_reads(ctx: ToolContext) -> NotebookReads:
     """The session's NotebookReads."""
-    found = ctx.services.get(NotebookReads)
-    if isinstance(found, NotebookReads):
-        return found
-    with _lock:
-        found = ctx.services.get(NotebookReads)
-        if not isinstance(found, NotebookReads):
-            found = ctx.services[NotebookReads] = NotebookReads()
-        return found
+    return ctx.service_or_create(NotebookReads, NotebookReads)
 
 
 def notebook_changes(ctx: ToolContext) -> NotebookChanges:
     """The session's record of the agent's cell changes (what ``%agent undo`` takes back)."""
-    found = ctx.services.get(NotebookChanges)
-    if isinstance(found, NotebookChanges):
-        return found
-    with _lock:
-        found = ctx.services.get(NotebookChanges)
-        if not isinstance(found, NotebookChanges):
-            found = ctx.services[NotebookChanges] = NotebookChanges()
-        return found
+    return ctx.service_or_create(NotebookChanges, NotebookChanges)
 
 
 def notebook_provider(ctx: ToolContext) -> NotebookProvider:
     """The host's NotebookProvider, or a file-only one rooted at the session's cwd."""
-    found = ctx.services.get(NotebookProvider)
-    if isinstance(found, NotebookProvider):
-        return found
-    with _lock:
-        found = ctx.services.get(NotebookProvider)
-        if not isinstance(found, NotebookProvider):
-            found = FileNotebookProvider(ctx.cwd, user_ns=lambda: _user_ns(ctx))
-            ctx.services[NotebookProvider] = found
-        return found
+    return ctx.service_or_create(
+        NotebookProvider,  # type: ignore[type-abstract]
+        lambda: FileNotebookProvider(ctx.cwd, user_ns=lambda: _user_ns(ctx)))
 
 
 def current_notebook(ctx: ToolContext) -> NotebookDocument:

@@ -13,7 +13,6 @@ import copy
 import difflib
 import os
 import stat
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +58,6 @@ MAX_LINE_CHARS = 2_000
 SHOWN_ON_REFUSAL_LINES = 400
 SHOWN_ON_REFUSAL_CHARS = 20_000
 _SNIFF_BYTES = 8192
-_services_lock = threading.Lock()
 
 
 def session_service(ctx: ToolContext, kind: type[S]) -> S:
@@ -68,15 +66,7 @@ def session_service(ctx: ToolContext, kind: type[S]) -> S:
     The agent creates them up front; creating them here too keeps the tools usable with a bare
     ``ToolContext`` (tests, ``call_tool`` on a fresh context).
     """
-    found = ctx.service(kind)
-    if found is not None:
-        return found
-    with _services_lock:
-        found = ctx.service(kind)
-        if found is None:
-            found = kind()
-            ctx.services[kind] = found
-        return found
+    return ctx.service_or_create(kind, kind)
 
 
 def parse_target(ctx: ToolContext, text: str) -> PathArg:

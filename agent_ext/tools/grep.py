@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import os
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -60,7 +59,6 @@ BODY_CHARS = 18_000
 #: The pattern is echoed in the result up to this many characters.
 MAX_PATTERN_SHOWN = 200
 Engine = Literal["auto", "rg", "python"]
-_services_lock = threading.Lock()
 
 
 class GrepParams(Params):
@@ -291,12 +289,7 @@ def _hidden_by_rules(ctx: ToolContext, root: Path | None) -> Callable[[Path], bo
 
 
 def _read_cache(ctx: ToolContext) -> ReadCache:
-    with _services_lock:
-        found = ctx.services.get(ReadCache)
-        if not isinstance(found, ReadCache):
-            found = ReadCache()
-            ctx.services[ReadCache] = found
-        return found
+    return ctx.service_or_create(ReadCache, ReadCache)
 
 
 class Report:

@@ -151,3 +151,29 @@ def test_varargs_cannot_become_parameters() -> None:
 
     with pytest.raises(TypeError, match=r"\*args"):
         FunctionTool(spread)
+
+
+class _Service:
+    """A session service for the test below."""
+
+
+def test_a_session_service_is_made_once_whichever_thread_asks_first() -> None:
+    from agent_ext.core import ToolContext
+
+    ctx = ToolContext()
+    made: list[_Service] = []
+
+    def factory() -> _Service:
+        made.append(_Service())
+        return made[-1]
+
+    got: list[_Service] = []
+    threads = [threading.Thread(target=lambda: got.append(ctx.service_or_create(_Service, factory)))
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(made) == 1 and got == made * 8
+    ctx.services[_Service] = "not a _Service"
+    assert isinstance(ctx.service_or_create(_Service, factory), _Service) and len(made) == 2
