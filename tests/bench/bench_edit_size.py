@@ -10,15 +10,16 @@ figures are what ``edit``'s size limit (``agent_ext.tools.edit.MAX_EDIT_BYTES``)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loop_meter import measured
 
 ROOT = Path(__file__).resolve().parents[1].parent
 SIZES = [(20_000, 40), (50_000, 40), (100_000, 40), (100_000, 2), (250_000, 40),
@@ -26,40 +27,10 @@ SIZES = [(20_000, 40), (50_000, 40), (100_000, 40), (100_000, 2), (250_000, 40),
 RUNS = 3
 
 
-def _reset_peak() -> None:
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def _peak_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return -1.0
-
-
 async def _measured(call: Any) -> dict[str, Any]:
-    gaps: list[float] = []
-    stop = asyncio.Event()
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while not stop.is_set():
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last - 0.005)
-            last = now
-
-    _reset_peak()
-    task = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0.02)
-    started = time.perf_counter()
-    result = await call
-    seconds = time.perf_counter() - started
-    stop.set()
-    await task
-    return {"seconds": seconds, "stall": max(gaps, default=0.0), "peak_mb": _peak_mb(),
-            "code": result.error.code if result.error else "ok"}
+    m = await measured(call)
+    return {"seconds": m.seconds, "stall": m.max_gap, "peak_mb": m.peak_mb,
+            "code": m.value.error.code if m.value.error else "ok"}
 
 
 async def _one(lines: int, width: int) -> None:

@@ -19,60 +19,34 @@ import gc
 import json
 import os
 import sys
-import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from agent_ext import Agent, FunctionTool
+from agent_ext import Agent, FunctionTool, ToolResult
 from agent_ext.models import ScriptedModel
 from agent_ext.tools.shell_jobs import ShellJobs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases import CASES, MARKER, prepare
+from loop_meter import idle_gap, measured
 
 
-def _reset_peak() -> None:
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def _peak_mb() -> float:
+async def _within(call: Awaitable[ToolResult], seconds: float) -> ToolResult | None:
+    """``call``'s result, or None when it did not finish in ``seconds``."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return -1.0
+        return await asyncio.wait_for(call, seconds)
+    except asyncio.TimeoutError:
+        return None
 
 
 async def _measured(agent: Agent, tool: str, args: Any) -> dict[str, Any]:
-    gaps: list[float] = []
-    stop = asyncio.Event()
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while not stop.is_set():
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last - 0.005)
-            last = now
-
-    _reset_peak()
-    task = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0.02)
-    started = time.perf_counter()
-    try:
-        result = await asyncio.wait_for(agent.call_tool(tool, args), 120)
-        code = result.error.code if result.error else None
-        size = len(result.text)
-    except asyncio.TimeoutError:
-        code, size = "hung", 0
-    seconds = time.perf_counter() - started
-    stop.set()
-    await task
-    return {"seconds": round(seconds, 3), "max_gap": round(max(gaps, default=0.0), 4),
-            "peak_mb": round(_peak_mb(), 1), "code": code, "chars": size}
+    m = await measured(_within(agent.call_tool(tool, args), 120))
+    result = m.value
+    code = "hung" if result is None else result.error.code if result.error else None
+    return {"seconds": round(m.seconds, 3), "max_gap": round(m.max_gap, 4),
+            "peak_mb": round(m.peak_mb, 1), "code": code,
+            "chars": len(result.text) if result is not None else 0}
 
 
 def _disk_bytes(agent: Agent, workdir: Path) -> int:
@@ -90,19 +64,6 @@ def _disk_bytes(agent: Agent, workdir: Path) -> int:
     return total
 
 
-async def _idle_gap(seconds: float) -> float:
-    """The longest gap of the same ticker while nothing runs: the machine's own noise."""
-    gaps: list[float] = []
-    last = time.perf_counter()
-    end = last + seconds
-    while last < end:
-        await asyncio.sleep(0.005)
-        now = time.perf_counter()
-        gaps.append(now - last - 0.005)
-        last = now
-    return round(max(gaps, default=0.0), 4)
-
-
 async def main(workdir: Path) -> None:
     prepare(workdir)
     agent = Agent(ScriptedModel([]), cwd=workdir, mode="bypassPermissions", plugins=False,
@@ -117,7 +78,7 @@ async def main(workdir: Path) -> None:
     # walking the harness's objects or the previous case's garbage.
     gc.collect()
     gc.freeze()
-    print(json.dumps({"case": "__idle__", "max_gap": await _idle_gap(3.0)}), flush=True)
+    print(json.dumps({"case": "__idle__", "max_gap": round(await idle_gap(3.0), 4)}), flush=True)
     try:
         for name, tool, args in CASES:
             gc.collect()
