@@ -518,9 +518,17 @@ class Agent:
 
     async def _respond(self, request: ModelRequest, result: RunResult,
                        sent_tokens: int) -> ModelResponse:
-        """One model step, checked: a call cut by the output cap is asked again once with the
-        cap raised, and calls written as text become tool calls where that is on."""
+        """One model step, checked: a greedy model that just repeated a failing call is sampled
+        instead, a call cut by the output cap is asked again once with the cap raised, and
+        calls written as text become tool calls where that is on."""
         turns = self._model_turns
+        repeated, turns.repeats.repeated = turns.repeats.repeated, ""
+        if repeated and getattr(self.model, "greedy", False):
+            request = replace(request, resample_temperature=honest.RESAMPLE_TEMPERATURE)
+            self._emit(ev.Notice(
+                f"{self.model.name} made the same failing call to {repeated} again; its next "
+                f"answer is sampled at temperature {honest.RESAMPLE_TEMPERATURE} instead of "
+                "greedily, so that it can differ."))
         in_band = bool(request.tools) and turns.in_band_on(self.model)
         known = honest.resolver(self.registry)
         resolve = known if in_band else (lambda _name: None)

@@ -15,6 +15,10 @@ from agent_ext.models import inband as ib
 
 #: Identical failing calls after which the run stops.
 REPEAT_STOP = 3
+#: The temperature of the one answer after a repeated failing call, for a model that decodes
+#: greedily by default: greedy decoding of nearly the same conversation gives the same call a
+#: third time, so the model gets one sampled answer, which can differ.
+RESAMPLE_TEMPERATURE = 0.7
 
 
 def resolver(registry: Registry) -> Callable[[str], str | None]:
@@ -80,10 +84,14 @@ class RepeatGuard:
 
     failures: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     stopped: str = ""
+    #: The tool of a call repeated unchanged in the last batch ("" for none): the next answer
+    #: is sampled rather than greedy.
+    repeated: str = ""
 
     def clear(self) -> None:
         self.failures.clear()
         self.stopped = ""
+        self.repeated = ""
 
     def check(self, call: ToolCall, result: ToolResult) -> ToolResult:
         """``result``, with the repeat said plainly when this exact call failed before."""
@@ -96,6 +104,7 @@ class RepeatGuard:
         self.failures[key] = (count, first)
         if count < 2:
             return result
+        self.repeated = call.name
         if count >= REPEAT_STOP:
             self.stopped = (f"stopped: the model made the same failing call to {call.name} "
                             f"{count} times; send another prompt with more guidance to continue")

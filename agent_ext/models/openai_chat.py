@@ -54,7 +54,8 @@ class OpenAIChatModel:
     overrides the window a local server reports. ``in_band_tools`` says whether tool calls
     written as text are read as calls: ``auto`` (local servers only), ``always`` or ``never``.
     ``temperature`` is sent when given; local servers are otherwise sent ``LOCAL_SAMPLING``
-    (temperature 0, a fixed seed) for each key ``extra_body`` does not set.
+    (temperature 0, a fixed seed) for each key ``extra_body`` does not set, except for a step
+    that asks to be sampled (``ModelRequest.resample_temperature``).
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
@@ -93,6 +94,12 @@ class OpenAIChatModel:
     def local(self) -> bool:
         """Whether the server runs on this machine or is a self-hosted local kind."""
         return window.is_local(self.provider, self.url)
+
+    @property
+    def greedy(self) -> bool:
+        """Whether answers are decoded greedily by default (a local server, no temperature
+        configured): a step may ask for sampling instead (``resample_temperature``)."""
+        return self.local and self.temperature is None and "temperature" not in self.extra_body
 
     @property
     def timeout(self) -> float:
@@ -169,6 +176,8 @@ class OpenAIChatModel:
             body["max_tokens"] = self.max_output_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        elif self.greedy and request.resample_temperature is not None:
+            body["temperature"] = request.resample_temperature
         if self.local:
             body.update({k: v for k, v in LOCAL_SAMPLING.items() if k not in extra | body})
         async for item in with_retries(lambda: self._attempt(body, extra, ep, key), self.retry,

@@ -66,6 +66,9 @@ class ModelRequest:
     system: str = ""
     #: A cap on this step's output, over the model's own (None: the model's default).
     max_output_tokens: int | None = None
+    #: The sampling temperature for this step where the model would otherwise decode greedily
+    #: by its own default (None: the model's default). A temperature set by the user wins.
+    resample_temperature: float | None = None
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,42 @@ async def test_changed_arguments_or_a_success_do_not_count_as_repeats(tmp_path: 
     assert texts[3] == texts[4] == "a: found"
 
 
+async def test_a_greedy_local_model_is_sampled_once_after_repeating_a_failing_call(
+        tmp_path: Path) -> None:
+    bad = {"nam": "alpha"}
+    script = [oai.tool_reply(("c1", "lookup", bad)), oai.tool_reply(("c2", "lookup", bad)),
+              oai.tool_reply(("c3", "lookup", {"key": "alpha"})), oai.text_reply("found")]
+    with FakeOpenAI(script) as srv:
+        agent, events = local_agent(srv, tmp_path)
+        run = await agent.run("look up alpha")
+        await agent.aclose()
+    assert run.stop_reason == "end" and run.tool_calls[-1][1].text == "alpha: found"
+    sent = [body["temperature"] for body in srv.bodies]
+    # Greedy until the same failing call came twice; sampled for one answer; greedy again.
+    assert sent == [0, 0, 0.7, 0]
+    assert sum("sampled at temperature 0.7" in n for n in notices(events)) == 1
+
+
+@pytest.mark.parametrize("kw", [{"temperature": 0.2}, {"extra_body": {"temperature": 0.2}}])
+async def test_resampling_leaves_a_chosen_temperature_alone(
+        kw: dict[str, Any], tmp_path: Path) -> None:
+    bad = {"nam": "alpha"}
+    script = [oai.tool_reply(("c1", "lookup", bad)), oai.tool_reply(("c2", "lookup", bad)),
+              oai.text_reply("giving up")]
+    with FakeOpenAI(script) as srv:
+        model = OpenAIChatModel("qwen", base_url=srv.base_url, provider="llamacpp",
+                                retry_base_delay=0.01, **kw)
+        events: list[ev.Event] = []
+        agent = Agent(model, cwd=tmp_path, plugins=False, mcp=False, on_event=events.append)
+        agent.registry.register(lookup)
+        await agent.run("look up alpha")
+        await agent.aclose()
+    assert len({json.dumps(body.get("temperature")) for body in srv.bodies}) == 1
+    assert not any("sampled at temperature" in n for n in notices(events))
+    # A cloud model samples by its own default: nothing to change there either.
+    assert not OpenAIChatModel("m", base_url="https://api.example.com/v1").greedy
+
+
 async def test_a_repeat_that_fails_differently_quotes_the_first_error(tmp_path: Path) -> None:
     failures = iter(["first reason", "second reason"])
 
