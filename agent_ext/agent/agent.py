@@ -630,8 +630,10 @@ class Agent:
         budgeted = [self._model_turns.repeats.check(c, r)
                     for c, r in zip(tool_calls, budgeted, strict=True)]
         calls += list(zip(tool_calls, budgeted, strict=True))
+        remembered = honest.remember(self.messages, list(zip(tool_calls, budgeted,
+                                                                 strict=True)))
         self.messages.append(Message(role="tool", tool_returns=tuple(
-            ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
+            remembered.get(c.id) or ToolReturn(c.id, c.name, tuple(r.parts), r.is_error)
             for c, r in zip(tool_calls, budgeted, strict=True))))
 
     def _background_news(self) -> None:

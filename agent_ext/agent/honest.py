@@ -1,5 +1,6 @@
 """What the loop does with an answer before trusting it: tool calls written as text, cut
-answers, and the same failing call made again and again."""
+answers, the same failing call made again and again, and calls the history keeps as another
+(``ToolResult.remembered_as``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_ext.core import Registry, TextPart, ToolResult
-from agent_ext.models import ModelResponse, ToolCall
+from agent_ext.core import Part, Registry, TextPart, ToolResult
+from agent_ext.core.result import Content
+from agent_ext.models import Message, ModelResponse, ToolCall, ToolReturn
 from agent_ext.models import inband as ib
 
 #: Identical failing calls after which the run stops.
@@ -94,8 +96,11 @@ class RepeatGuard:
         self.repeated = ""
 
     def check(self, call: ToolCall, result: ToolResult) -> ToolResult:
-        """``result``, with the repeat said plainly when this exact call failed before."""
+        """``result``, with the repeat said plainly when this exact call failed before (a call
+        the history keeps as another is not one the model can be told it made)."""
         key = (call.name, _canonical(call.arguments))
+        if result.remembered_as is not None:
+            return result
         if not result.is_error:
             self.failures.pop(key, None)
             return result
@@ -122,6 +127,33 @@ class RepeatGuard:
         content = result.llm_content
         return replace(result, llm_content=note + content if isinstance(content, str)
                        else [TextPart(note), *content])
+
+
+def remember(messages: list[Message], answered: list[tuple[ToolCall, ToolResult]]
+             ) -> dict[str, ToolReturn]:
+    """The returns of calls whose results ask to be remembered as another call, by call id,
+    with those calls rewritten in the assistant message that made them (``messages`` is
+    changed). An answer whose signed reasoning must be sent back unchanged keeps its calls."""
+    wanted = {c.id: r.remembered_as for c, r in answered if r.remembered_as is not None}
+    if not wanted:
+        return {}
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
+        if message.role != "assistant" or not wanted.keys() & {c.id for c in message.tool_calls}:
+            continue
+        if message.provider_data.get("thinking_blocks"):
+            return {}
+        calls = tuple(ToolCall.of(c.id, wanted[c.id].name,
+                                  json.dumps(dict(wanted[c.id].arguments), ensure_ascii=False))
+                      if c.id in wanted else c for c in message.tool_calls)
+        messages[at] = replace(message, tool_calls=calls)
+        return {call_id: ToolReturn(call_id, how.name, _parts(how.content))
+                for call_id, how in wanted.items()}
+    return {}
+
+
+def _parts(content: Content) -> tuple[Part, ...]:
+    return (TextPart(content),) if isinstance(content, str) else tuple(content)
 
 
 def _canonical(arguments: str) -> str:

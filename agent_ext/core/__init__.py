@@ -14,7 +14,7 @@ from .function_tool import FunctionTool, tool
 from .kinds import CONCURRENCY_SAFE_KINDS, MUTATOR_KINDS, Kind, Permission, Tier
 from .params import Params, ParamsError
 from .registry import Registry
-from .result import ImagePart, Part, TextPart, ToolError, ToolResult
+from .result import ImagePart, Part, RememberedCall, TextPart, ToolError, ToolResult
 from .tool import (
     ConfirmationDetails,
     ExecControl,
@@ -39,6 +39,7 @@ __all__ = [
     "Part",
     "Permission",
     "Registry",
+    "RememberedCall",
     "TextPart",
     "Tier",
     "Tool",

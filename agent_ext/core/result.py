@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,21 @@ class ToolError:
     message: str
 
 
+@dataclass(frozen=True)
+class RememberedCall:
+    """How the model's history keeps a call: as this other call, answered with ``content``.
+
+    A change refused because its file had not been read, where the file was read on the model's
+    behalf, is remembered as that read. A model shown its own failed call tends to make it
+    again unchanged; after a read it writes the change from what it read. What the user sees
+    keeps the call as it was made, and its refusal.
+    """
+
+    name: str
+    arguments: Mapping[str, Any]
+    content: Content
+
+
 @dataclass
 class ToolResult:
     """The outcome of one tool call.
@@ -53,16 +69,19 @@ class ToolResult:
     error: ToolError | None = None
     #: Set by the budget layer when the content was already cut, so it is not cut again.
     truncated: bool = False
+    #: The call as the model's history keeps it, when not as it was made (see RememberedCall).
+    remembered_as: RememberedCall | None = None
 
     @property
     def is_error(self) -> bool:
         return self.error is not None
 
     @classmethod
-    def fail(cls, code: str, message: str, *, display: object | None = None) -> ToolResult:
+    def fail(cls, code: str, message: str, *, display: object | None = None,
+             remembered_as: RememberedCall | None = None) -> ToolResult:
         """An error result whose model-visible text is the message itself."""
         return cls(llm_content=message, display=display if display is not None else message,
-                   error=ToolError(code, message))
+                   error=ToolError(code, message), remembered_as=remembered_as)
 
     @property
     def parts(self) -> list[Part]:

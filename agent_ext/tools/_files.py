@@ -24,6 +24,7 @@ from agent_ext.core import (
     ErrorCode,
     ExecControl,
     ParamsError,
+    RememberedCall,
     Tier,
     Tool,
     ToolContext,
@@ -133,10 +134,13 @@ class ReadAsked(Protocol):
 class RefusalError(Exception):
     """A refusal for the model: a stable ``code`` and a message that says what to do next."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *,
+                 remembered_as: RememberedCall | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        #: How the model's history keeps the refused call (see ``RememberedCall``).
+        self.remembered_as = remembered_as
 
 
 @dataclass(frozen=True)
@@ -461,10 +465,12 @@ class ChangeInvocation(ToolInvocation[P]):
                           digest=content_digest(snap.data))
         numbered, _ = number_lines(lines, 1)
         hint = self._against(snap.text.text)
+        read = RememberedCall("read_file", {"file_path": getattr(self.params, "file_path",
+                                                                 os.fspath(path))}, numbered)
         return RefusalError(problem.code, (
             f"{path} had not been read in this session, so nothing was changed. It is read now: "
             f"here is all of it ({len(lines)} lines). Make the change again against this "
-            f"content.{' ' + hint if hint else ''}\n\n{numbered}"))
+            f"content.{' ' + hint if hint else ''}\n\n{numbered}"), remembered_as=read)
 
     def _against(self, content: str) -> str:
         """What the refused call's own arguments would do to ``content``, for the model's
@@ -488,7 +494,8 @@ class ChangeInvocation(ToolInvocation[P]):
         try:
             plan = await self.plan()
         except RefusalError as problem:
-            return ToolResult.fail(problem.code, problem.message)
+            return ToolResult.fail(problem.code, problem.message,
+                                   remembered_as=problem.remembered_as)
         return _unchanged_result(plan) if plan.unchanged else None
 
     async def confirmation_details(self) -> ConfirmationDetails:
@@ -528,7 +535,8 @@ class ChangeInvocation(ToolInvocation[P]):
             else:
                 await asyncio.to_thread(self._commit_file, plan, text, call_id(control))
         except RefusalError as problem:
-            return ToolResult.fail(problem.code, problem.message)
+            return ToolResult.fail(problem.code, problem.message,
+                                   remembered_as=problem.remembered_as)
         return await asyncio.to_thread(self._done, plan, text, modified)
 
     def _done(self, plan: ChangePlan, text: str, modified: bool) -> ToolResult:

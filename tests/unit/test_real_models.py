@@ -302,6 +302,45 @@ async def test_resampling_leaves_a_chosen_temperature_alone(
     assert not OpenAIChatModel("m", base_url="https://api.example.com/v1").greedy
 
 
+async def test_an_edit_of_a_file_never_read_is_remembered_as_its_read(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    blind = {"file_path": "calc.py", "old_string": "add(2, 3) gives -1", "new_string": "5"}
+    fix = {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}
+    agent, model, events = scripted_agent(
+        [call("edit", blind, id="1"), call("edit", blind, id="2"), call("edit", fix, id="3"),
+         "fixed"], tmp_path, mode="acceptEdits")
+    run = await agent.run("fix add")
+    assert run.stop_reason == "end" and (tmp_path / "calc.py").read_text().endswith("a + b\n")
+    # The user sees the edit as made, and why it did not land.
+    finished = [e for e in events if isinstance(e, ev.ToolCallFinished)]
+    assert finished[0].call.name == "edit" and finished[0].result.error is not None
+    assert finished[0].result.error.code == "edit_requires_prior_read"
+    # The model's history holds the read that was made for it, not its failed edit.
+    second = model.requests[1].messages
+    assert [(c.name, json.loads(c.arguments)) for c in second[-2].tool_calls] == [
+        ("read_file", {"file_path": "calc.py"})]
+    answer = second[-1].tool_returns[0]
+    assert not answer.is_error and answer.name == "read_file"
+    assert answer.content[0].text == "     1\tdef add(a, b):\n     2\t    return a - b"
+    # The same edit again is an ordinary miss: the model never saw itself make it before.
+    again = run.tool_calls[1][1]
+    assert again.is_error and "exact call already" not in again.text
+    await agent.aclose()
+
+
+async def test_a_remembered_call_leaves_signed_reasoning_alone(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("x = 1\n")
+    blind = call("edit", {"file_path": "calc.py", "old_string": "y", "new_string": "z"}, id="1")
+    signed = ModelResponse(tool_calls=blind.tool_calls,
+                           provider_data={"thinking_blocks": [{"type": "thinking",
+                                                               "signature": "s"}]})
+    agent, model, _ = scripted_agent([signed, "done"], tmp_path, mode="acceptEdits")
+    await agent.run("change it")
+    sent = model.requests[1].messages
+    assert [c.name for c in sent[-2].tool_calls] == ["edit"] and sent[-1].tool_returns[0].is_error
+    await agent.aclose()
+
+
 async def test_a_repeat_that_fails_differently_quotes_the_first_error(tmp_path: Path) -> None:
     failures = iter(["first reason", "second reason"])
 
