@@ -55,7 +55,7 @@ class Session:
         if self._display is None:
             from .transcript import RunDisplay  # noqa: PLC0415
 
-            self._display = RunDisplay(self)
+            self._display = RunDisplay(self, self.ticker, self.agent)
         return self._display
 
     # -- the agent ------------------------------------------------------------------------------
