@@ -41,7 +41,7 @@ class Cell(Protocol):
         ...
 
 
-class Question(Protocol):
+class QuestionWidget(Protocol):
     """A widget that asks: it reports its rendering, can be withdrawn, and knows when a page
     last showed it."""
 
@@ -55,7 +55,7 @@ class Question(Protocol):
 Asked = Literal[Waited, "unseen"]
 
 
-async def ask(cell: Cell, widget: Question, on_answer: Callable[[Callable[[T], None]], None],
+async def ask(cell: Cell, widget: QuestionWidget, on_answer: Callable[[Callable[[T], None]], None],
               *, interrupted: str, page_gone: bool = True) -> tuple[Asked, T | None]:
     """Show ``widget`` in ``cell`` and wait for the answer ``on_answer`` registers for.
 
