@@ -13,129 +13,94 @@ so, and the agent is told that the user did not answer.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_ext.agent.approval import ApprovalRequest, Decision, as_decision
 
+from .cell import Cell, ask
 from .headless import DONT_ASK, NO_FRONTEND, audit_line, by, describe, headless_decision
-from .waiting import beat_for, first_of, ignoring_args, resolver, wait_answer
+from .waiting import beat_for
 
 if TYPE_CHECKING:
     from .config import AgentExt
-    from .session import Session
+
+INTERRUPTED = "The run was interrupted before a decision; nothing ran."
 
 
 class WidgetApprover:
     """The session agent's approver (see the module docstring)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, cell: Cell) -> None:
+        self.cell = cell
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         decision = await self._decide(request)
-        self.session.record(audit_line(request, decision))
+        self.cell.record(audit_line(request, decision))
         return decision
 
     async def ask_many(self, requests: Sequence[ApprovalRequest]) -> list[Decision]:
         """Decisions for the approvals of one step, asked together as one card group."""
         decisions = await self._decide_group(list(requests))
         for request, decision in zip(requests, decisions, strict=True):
-            self.session.record(audit_line(request, decision))
+            self.cell.record(audit_line(request, decision))
         return decisions
 
     def _no_widget(self) -> str | None:
-        """Why no widget can ask (dontAsk mode, no frontend), or None when one can."""
-        if self.session.mode() == "dontAsk":
+        """Why no widget can ask (dontAsk mode, no frontend, no widgets), or None when one can."""
+        if self.cell.mode() == "dontAsk":
             return DONT_ASK
-        if self.session.frontend.absent:
+        if self.cell.frontend.absent:
             return NO_FRONTEND
+        try:
+            from . import widgets  # noqa: F401, PLC0415  (anywidget is heavy)
+        except ImportError as exc:
+            return f"the approval widget is unavailable ({exc})"
         return None
 
     async def _decide(self, request: ApprovalRequest) -> Decision:
-        config = self.session.config
+        config = self.cell.config
         why = self._no_widget()
         if why is not None:
             return await headless_decision(request, config.headless_allow, why)
-        try:
-            from .widgets import ConfirmDiffWidget  # noqa: PLC0415  (anywidget is heavy)
-        except ImportError as exc:
-            return await headless_decision(
-                request, config.headless_allow, f"the approval widget is unavailable ({exc})")
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Any] = loop.create_future()
-        decided: asyncio.Future[Any] = loop.create_future()
+        from .widgets import ConfirmDiffWidget  # noqa: PLC0415
+
         widget = ConfirmDiffWidget(request, beat=beat_for(config.page_gone_timeout))
-        widget.on_ready(ignoring_args(resolver(loop, ready)))
-        widget.on_decision(resolver(loop, decided))
-        self.session.show(widget)
-        try:
-            seen = await self.session.frontend.wait_ready(first_of(ready, decided),
-                                                          config.ready_timeout)
-            if not seen and not decided.done():
-                decision = await headless_decision(request, config.headless_allow, NO_FRONTEND)
-            else:
-                waited = await wait_answer(decided, widget, config.approval_timeout,
-                                           config.page_gone_timeout)
-                if waited == "gone":
-                    widget.withdraw(gone_note(config))
-                    return unseen(config)
-                decision = (by(as_decision(decided.result()), "user") if waited == "answered"
-                            else timed_out(config))
-        except asyncio.CancelledError:
-            widget.withdraw("The run was interrupted before a decision; nothing ran.")
-            raise
-        finally:
-            for future in (ready, decided):
-                future.cancel()
-        user = decision.extra.get("by") == "user"
-        widget.show_decided(decision, None if user else describe(decision) + ".")
+        waited, answer = await ask(self.cell, widget, widget.on_decision,
+                                   interrupted=INTERRUPTED)
+        if waited == "gone":
+            widget.withdraw(gone_note(config))
+            return unseen(config)
+        if waited == "answered":
+            decision = by(as_decision(answer), "user")
+            widget.show_decided(decision)
+            return decision
+        decision = (await headless_decision(request, config.headless_allow, NO_FRONTEND)
+                    if waited == "unseen" else timed_out(config))
+        widget.show_decided(decision, describe(decision) + ".")
         return decision
 
     async def _decide_group(self, requests: list[ApprovalRequest]) -> list[Decision]:
-        config = self.session.config
+        config = self.cell.config
         why = self._no_widget()
         if why is not None:
             return [await headless_decision(r, config.headless_allow, why) for r in requests]
-        try:
-            from .widgets import ConfirmGroupWidget  # noqa: PLC0415  (anywidget is heavy)
-        except ImportError as exc:
-            return [await headless_decision(r, config.headless_allow,
-                                            f"the approval widget is unavailable ({exc})")
-                    for r in requests]
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Any] = loop.create_future()
-        settled: asyncio.Future[Any] = loop.create_future()
+        from .widgets import ConfirmGroupWidget  # noqa: PLC0415
+
         widget = ConfirmGroupWidget(requests, beat=beat_for(config.page_gone_timeout))
-        widget.on_ready(ignoring_args(resolver(loop, ready)))
-        widget.on_settled(resolver(loop, settled))
-        self.session.show(widget)
-        try:
-            seen = await self.session.frontend.wait_ready(first_of(ready, settled),
-                                                          config.ready_timeout)
-            if not seen and not settled.done():
-                policy = [await headless_decision(r, config.headless_allow, NO_FRONTEND)
-                          for r in requests]
-                widget.show_decided({r.call_id: d for r, d in zip(requests, policy, strict=True)},
-                                    {r.call_id: describe(d) + "." for r, d in
-                                     zip(requests, policy, strict=True)})
-                return policy
-            waited = await wait_answer(settled, widget, config.approval_timeout,
-                                       config.page_gone_timeout)
-        except asyncio.CancelledError:
-            widget.withdraw("The run was interrupted before a decision; nothing ran.")
-            raise
-        finally:
-            for future in (ready, settled):
-                future.cancel()
-        answers = {cid: by(d, "user") for cid, d in dict(widget.answers).items()}
-        if waited == "gone":
-            widget.withdraw(gone_note(config))
-            return [answers.get(r.call_id) or unseen(config) for r in requests]
-        cancelled = any(d.outcome == "cancel" for d in answers.values())
-        rest = (by(Decision.cancel(), "user") if cancelled else timed_out(config))
-        decisions = {r.call_id: answers.get(r.call_id) or rest for r in requests}
+        waited, _ = await ask(self.cell, widget, widget.on_settled, interrupted=INTERRUPTED)
+        answers: dict[str, Decision] = {}
+        if waited == "unseen":
+            decisions = {r.call_id: await headless_decision(r, config.headless_allow, NO_FRONTEND)
+                         for r in requests}
+        else:
+            answers = {cid: by(d, "user") for cid, d in dict(widget.answers).items()}
+            if waited == "gone":
+                widget.withdraw(gone_note(config))
+                return [answers.get(r.call_id) or unseen(config) for r in requests]
+            cancelled = any(d.outcome == "cancel" for d in answers.values())
+            rest = by(Decision.cancel(), "user") if cancelled else timed_out(config)
+            decisions = {r.call_id: answers.get(r.call_id) or rest for r in requests}
         widget.show_decided(decisions, {cid: describe(d) + "." for cid, d in decisions.items()
                                         if cid not in answers})
         return [decisions[r.call_id] for r in requests]

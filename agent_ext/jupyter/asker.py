@@ -8,71 +8,50 @@ model nobody can be asked and to proceed on its own judgement.
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_ext.core.interaction import Answer
 
-from .waiting import beat_for, first_of, ignoring_args, resolver, wait_answer
+from .cell import Cell, ask
+from .waiting import beat_for
 
 if TYPE_CHECKING:
     from agent_ext.core.interaction import Question
 
-    from .session import Session
+NO_ANSWER = "No answer came; the agent goes on without one."
 
 
 class WidgetAsker:
     """The session agent's ``Asker`` service (see the module docstring)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, cell: Cell) -> None:
+        self.cell = cell
 
     async def __call__(self, question: Question) -> Answer | None:
-        if self.session.frontend.absent:
+        if self.cell.frontend.absent:
             return None
         try:
             from .widgets import AskUserWidget  # noqa: PLC0415  (anywidget is heavy)
         except ImportError:
             return None
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Any] = loop.create_future()
-        answered: asyncio.Future[Any] = loop.create_future()
+        config = self.cell.config
         widget = AskUserWidget({
             "question": question.text, "multi_select": question.multi_select,
             "allow_text": question.allow_text,
             "options": [{"label": o.label, "description": o.description}
                         for o in question.options]},
-            beat=beat_for(self.session.config.page_gone_timeout))
-        widget.on_ready(ignoring_args(resolver(loop, ready)))
-        widget.on_answer(resolver(loop, answered))
-        self.session.show(widget)
-        config = self.session.config
-        try:
-            seen = await self.session.frontend.wait_ready(first_of(ready, answered),
-                                                          config.ready_timeout)
-            if not seen and not answered.done():
-                widget.withdraw("No answer came; the agent goes on without one.")
+            beat=beat_for(config.page_gone_timeout))
+        waited, given = await ask(self.cell, widget, widget.on_answer,
+                                  interrupted="The run was interrupted before an answer.")
+        if given is None:
+            if waited != "gone":
+                widget.withdraw(NO_ANSWER)
                 return None
-            waited = await wait_answer(answered, widget, config.approval_timeout,
-                                       config.page_gone_timeout)
-            if waited != "answered":
-                widget.withdraw("No answer came; the agent goes on without one." if
-                                waited == "timeout" else
-                                f"Withdrawn: no page showed this question for "
-                                f"{config.page_gone_timeout:g} s (the notebook tab was "
-                                "closed); the agent goes on without an answer.")
-                if waited == "gone":
-                    self.session.record(f"[question] {question.text[:80]}: withdrawn, no page "
-                                        f"showed it for {config.page_gone_timeout:g} s")
-                    return Answer((), None)  # the model reads: the user did not answer
-                return None
-        except asyncio.CancelledError:
-            widget.withdraw("The run was interrupted before an answer.")
-            raise
-        finally:
-            for future in (ready, answered):
-                if not future.done():
-                    future.cancel()
-        given = answered.result()
+            widget.withdraw(f"Withdrawn: no page showed this question for "
+                            f"{config.page_gone_timeout:g} s (the notebook tab was closed); "
+                            "the agent goes on without an answer.")
+            self.cell.record(f"[question] {question.text[:80]}: withdrawn, no page showed it "
+                             f"for {config.page_gone_timeout:g} s")
+            return Answer((), None)  # the model reads: the user did not answer
         widget.show_answer(given)
         return Answer(tuple(given.choices), given.text or None)

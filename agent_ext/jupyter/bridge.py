@@ -1,19 +1,21 @@
 """The kernel end of the notebook bridge: a comm to the agent-ext extension, and the provider.
 
-``install_bridge(shell)`` opens the comm (the extension's tabs answer the handshake in the
-background) and returns the session's ``NotebookProvider``. Its documents edit the live
+``bridge_provider(shell)`` gives the session's ``NotebookProvider``. Its documents edit the live
 notebook in the tab that ran the agent's cell while the extension answers; without it (VS Code,
-classic Notebook, nbclient, an old extension) they edit the .ipynb file, and say so once.
+classic Notebook, nbclient, an old extension) they edit the .ipynb file, and say so once. The
+comm opens when a tool first needs a notebook, not with every session: a run that never touches
+a notebook sends the frontend nothing (and headless clients print no warning about an unknown
+comm target). Asking where the notebook is opens nothing.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from agent_ext._version import __version__
-from agent_ext.notebook.document import NotebookDocument, NotebookError, NotebookSnapshot
+from agent_ext.notebook.document import NotebookDocument, NotebookError
 from agent_ext.notebook.file import FileNotebook
 from agent_ext.notebook.live import (
     TARGET,
@@ -24,7 +26,6 @@ from agent_ext.notebook.live import (
 )
 from agent_ext.notebook.provider import FileNotebookProvider
 
-T = TypeVar("T")
 Notify = Callable[[str], None]
 
 
@@ -64,9 +65,16 @@ class BridgeProvider:
         self.files = FileNotebookProvider(user_ns=lambda: getattr(shell, "user_ns", {}))
         self._notify = notify or print
         self._noticed = False
-        self._docs: dict[tuple[str | None, str | None], PreferLive] = {}
+        self._started = False
+        self._docs: dict[tuple[str | None, str | None], LiveNotebook] = {}
+
+    @property
+    def started(self) -> bool:
+        """Whether the comm was opened (a tool asked for a notebook)."""
+        return self._started
 
     def current(self) -> NotebookDocument | None:
+        self._start()
         file = self.files.current()
         path = file.path if file is not None else None
         if path is None and self.channel.absent:
@@ -83,6 +91,7 @@ class BridgeProvider:
         return tab.absolute_path if tab is not None else None
 
     def open(self, path: str) -> NotebookDocument:
+        self._start()
         wanted = os.path.realpath(path)
         file = self.files.current()
         if file is not None and file.path is not None and os.path.realpath(file.path) == wanted:
@@ -92,95 +101,35 @@ class BridgeProvider:
                 return self._doc(tab.absolute_path, tab.client)
         return self.files.open(path)
 
-    def _doc(self, path: str | None, client: str | None) -> PreferLive:
+    def close(self) -> None:
+        """Close the comm; a later use opens it again."""
+        self._started = False
+        self.channel.close()
+
+    def _start(self) -> None:
+        """Open the comm and send the handshake, once (the tabs answer in the background)."""
+        if not self._started:
+            self._started = True
+            self.channel.start()
+
+    def _doc(self, path: str | None, client: str | None) -> LiveNotebook:
         key = (path, client)
         doc = self._docs.get(key)
         if doc is None:
-            doc = self._docs[key] = PreferLive(self, LiveNotebook(self.channel, path, client))
+            doc = self._docs[key] = LiveNotebook(self.channel, path, client, self._file_instead)
         return doc
 
-    def fell_back(self, why: BridgeUnavailableError, path: str | None) -> None:
-        """Say once that edits go to the file, and why."""
-        if self._noticed:
-            return
-        self._noticed = True
-        where = f"go to {path} on disk" if path else "cannot reach the notebook"
-        self._notify(f"[agent_ext] Notebook edits {where}: {why} Where the notebook is open "
-                     "in a browser, File > Reload Notebook from Disk shows the agent's edits.")
-
-
-class PreferLive:
-    """The live notebook while the bridge answers; the .ipynb file once it does not."""
-
-    def __init__(self, provider: BridgeProvider, live_doc: LiveNotebook) -> None:
-        self._provider = provider
-        self._live = live_doc
-        #: False once the bridge did not answer and the file serves instead.
-        self.live = True
-
-    @property
-    def path(self) -> str | None:
-        return self._live.path
-
-    @path.setter
-    def path(self, value: str | None) -> None:
-        self._live.path = value
-
-    async def read(self) -> NotebookSnapshot:
-        return await self._run(lambda doc: doc.read())
-
-    async def replace_source(self, cell_id: str, source: str, *, clear_outputs: bool) -> None:
-        await self._run(lambda doc: doc.replace_source(cell_id, source,
-                                                       clear_outputs=clear_outputs))
-
-    async def insert(self, after_cell_id: str | None, cell_type: str, source: str,
-                     cell_id: str) -> None:
-        await self._run(lambda doc: doc.insert(after_cell_id, cell_type, source, cell_id))
-
-    async def delete(self, cell_id: str) -> None:
-        await self._run(lambda doc: doc.delete(cell_id))
-
-    async def move(self, cell_id: str, after_cell_id: str | None) -> None:
-        await self._run(lambda doc: doc.move(cell_id, after_cell_id))
-
-    async def set_type(self, cell_id: str, cell_type: str) -> None:
-        await self._run(lambda doc: doc.set_type(cell_id, cell_type))
-
-    async def set_outputs(self, cell_id: str, outputs: list[dict[str, Any]],
-                          execution_count: int | None) -> None:
-        await self._run(lambda doc: doc.set_outputs(cell_id, outputs, execution_count))
-
-    async def save(self) -> None:
-        await self._run(lambda doc: doc.save())
-
-    async def ensure_persistent_ids(self) -> bool:
-        return await self._run(lambda doc: doc.ensure_persistent_ids())
-
-    async def selection(self) -> str | None:
-        return await self._run(lambda doc: doc.selection())
-
-    async def _run(self, op: Callable[[NotebookDocument], Awaitable[T]]) -> T:
-        """``op`` on the live notebook; on the file when the bridge is unavailable.
-
-        Only a failed handshake falls back (nothing was sent then); a request that timed out
-        may have landed, so its error goes to the caller.
-        """
-        try:
-            done = await op(self._live)
-        except BridgeUnavailableError as why:
-            self.live = False
-            path = self._live.path
-            self._provider.fell_back(why, path)
-            if path is None:
-                raise NotebookError(why.code, f"{why} No notebook path is known either, so the "
-                                    "agent cannot edit the notebook from this kernel.") from None
-        else:
-            self.live = True
-            return done
-        return await op(self._file(path))
-
-    def _file(self, path: str) -> FileNotebook:
-        return self._provider.files.open(path)
+    def _file_instead(self, why: BridgeUnavailableError, path: str | None) -> FileNotebook:
+        """The file that serves while the bridge is unavailable; said once, with why."""
+        if not self._noticed:
+            self._noticed = True
+            where = f"go to {path} on disk" if path else "cannot reach the notebook"
+            self._notify(f"[agent_ext] Notebook edits {where}: {why} Where the notebook is open "
+                         "in a browser, File > Reload Notebook from Disk shows the agent's edits.")
+        if path is None:
+            raise NotebookError(why.code, f"{why} No notebook path is known either, so the "
+                                "agent cannot edit the notebook from this kernel.") from None
+        return self.files.open(path)
 
 
 def client_id(shell: Any) -> str | None:
@@ -198,24 +147,19 @@ def client_id(shell: Any) -> str | None:
 _installed: dict[int, BridgeProvider] = {}
 
 
-def install_bridge(shell: Any, *, notify: Notify | None = None,
-                   hello_timeout: float | None = None) -> BridgeProvider | FileNotebookProvider:
-    """Open the bridge comm for ``shell``'s kernel and return the notebook provider.
+def bridge_provider(shell: Any, *,
+                    notify: Notify | None = None) -> BridgeProvider | FileNotebookProvider:
+    """The notebook provider of ``shell``'s kernel (one per shell; its comm opens on first use).
 
-    Idempotent per shell. Outside a kernel (terminal IPython) there is no browser: the provider
-    is files only.
+    Outside a kernel (terminal IPython) there is no browser: the provider is files only.
     """
     if getattr(shell, "kernel", None) is None:
         return FileNotebookProvider(user_ns=lambda: getattr(shell, "user_ns", {}))
     found = _installed.get(id(shell))
-    if found is not None:
-        return found
-    channel = BridgeChannel(CommTransport(), version=__version__)
-    if hello_timeout is not None:
-        channel.hello_timeout = hello_timeout
-    channel.start()
-    provider = _installed[id(shell)] = BridgeProvider(shell, channel, notify)
-    return provider
+    if found is None:
+        channel = BridgeChannel(CommTransport(), version=__version__)
+        found = _installed[id(shell)] = BridgeProvider(shell, channel, notify)
+    return found
 
 
 def uninstall_bridge(shell: Any = None) -> None:
@@ -224,4 +168,4 @@ def uninstall_bridge(shell: Any = None) -> None:
     for key in keys:
         provider = _installed.pop(key, None)
         if provider is not None:
-            provider.channel.close()
+            provider.close()

@@ -55,7 +55,7 @@ class Session:
         if self._display is None:
             from .transcript import RunDisplay  # noqa: PLC0415
 
-            self._display = RunDisplay(self)
+            self._display = RunDisplay(self, self.ticker, self.agent)
         return self._display
 
     # -- the agent ------------------------------------------------------------------------------
@@ -318,36 +318,6 @@ def _add_notebooks(agent: Agent, shell: Any, notify: Callable[[str], None]) -> N
     else the .ipynb file (VS Code, nbclient, a notebook that is not open)."""
     from agent_ext.notebook.document import NotebookProvider  # noqa: PLC0415
 
-    agent.context.services[NotebookProvider] = _BridgeOnFirstUse(shell, notify)
+    from .bridge import bridge_provider  # noqa: PLC0415
 
-
-class _BridgeOnFirstUse:
-    """Opens the bridge comm when a tool first needs a notebook, not with every session:
-    a run that never touches a notebook sends the frontend nothing (and headless clients
-    print no warning about an unknown comm target)."""
-
-    def __init__(self, shell: Any, notify: Callable[[str], None]) -> None:
-        from agent_ext.notebook.provider import FileNotebookProvider  # noqa: PLC0415
-
-        self._shell = shell
-        self._notify = notify
-        self._opened: Any = None
-        self._markers = FileNotebookProvider(user_ns=lambda: getattr(shell, "user_ns", {}))
-
-    def _provider(self) -> Any:
-        from .bridge import install_bridge  # noqa: PLC0415
-
-        self._opened = install_bridge(self._shell, notify=self._notify)
-        return self._opened
-
-    def current(self) -> Any:
-        return self._provider().current()
-
-    def current_path(self) -> str | None:
-        """Where the notebook is, from the bridge once it is open, else from the kernel's
-        markers: asking where never opens the bridge."""
-        found = (self._opened or self._markers).current_path()
-        return found if isinstance(found, str) else None
-
-    def open(self, path: str) -> Any:
-        return self._provider().open(path)
+    agent.context.services[NotebookProvider] = bridge_provider(shell, notify=notify)

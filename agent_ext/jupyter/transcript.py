@@ -12,6 +12,7 @@ import asyncio
 import io
 import logging
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_ext.agent import PlainTextRenderer
@@ -20,7 +21,10 @@ from agent_ext.agent import events as ev
 from .waiting import ignoring_args, resolver
 
 if TYPE_CHECKING:
-    from .session import Session
+    from agent_ext.agent import Agent
+
+    from .cell import Cell
+    from .waiting import Ticker
 
 log = logging.getLogger("agent_ext.jupyter")
 
@@ -28,14 +32,15 @@ log = logging.getLogger("agent_ext.jupyter")
 class CellTranscript:
     """One run's display (see the module docstring)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, cell: Cell, agent: Agent) -> None:
+        self.cell = cell
+        self.agent = agent
         self.widget: Any = None
         self._buffer: io.StringIO | None = None
         self._text: PlainTextRenderer | None = None
         self._probe: asyncio.Task[None] | None = None
         self._asked: set[str] = set()
-        if session.frontend.absent or not self._show_widget():
+        if cell.frontend.absent or not self._show_widget():
             self._text = PlainTextRenderer(sys.stdout)
 
     def _show_widget(self) -> bool:
@@ -54,23 +59,23 @@ class CellTranscript:
             from .widgets import TranscriptWidget  # noqa: PLC0415  (anywidget is heavy)
         except ImportError:
             return False
-        agent = self.session.agent()
-        self.widget = TranscriptWidget(registry=agent.registry, price_per_mtok=agent.price_per_mtok)
-        if self.session.frontend.present:
-            self.session.show(self.widget)
+        self.widget = TranscriptWidget(registry=self.agent.registry,
+                                       price_per_mtok=self.agent.price_per_mtok)
+        if self.cell.frontend.present:
+            self.cell.show(self.widget)
             return True
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         self.widget.on_ready(ignoring_args(resolver(loop, ready)))
         self._buffer = io.StringIO()
         self._text = PlainTextRenderer(self._buffer)
-        self.session.show(self.widget)
+        self.cell.show(self.widget)
         self._probe = asyncio.ensure_future(self._wait_for(ready))
         return True
 
     async def _wait_for(self, ready: asyncio.Future[Any]) -> None:
         try:
-            if await self.session.frontend.wait_ready(ready, self.session.config.ready_timeout):
+            if await self.cell.frontend.wait_ready(ready, self.cell.config.ready_timeout):
                 self._buffer = None
                 self._text = None
             else:
@@ -124,22 +129,24 @@ class RunDisplay:
     when it finishes rather than lost after the cell ends.
     """
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, cell: Cell, ticker: Ticker, agent: Callable[[], Agent]) -> None:
+        self.cell = cell
+        self.ticker = ticker
+        self.agent = agent
         self.current: CellTranscript | None = None
         self.last: CellTranscript | None = None
         self.settle_in_cell = False
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):
-            self.current = CellTranscript(self.session)
-            self.session.ticker.watch(_current_task())
+            self.current = CellTranscript(self.cell, self.agent())
+            self.ticker.watch(_current_task())
         if self.current is None:
             return
         self.current(event)
         if isinstance(event, ev.RunFinished):
             self.last, self.current = self.current, None
-            if not self.settle_in_cell and not self.session.frontend.present:
+            if not self.settle_in_cell and not self.cell.frontend.present:
                 self.last.flush()
 
     def begin_cell(self) -> None:
@@ -154,7 +161,7 @@ class RunDisplay:
 
     def flush(self) -> None:
         """Bring the running transcript's text up to date before an audit line (no frontend)."""
-        if self.current is not None and self.session.frontend.absent:
+        if self.current is not None and self.cell.frontend.absent:
             self.current.flush()
 
 

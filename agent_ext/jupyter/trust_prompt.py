@@ -8,15 +8,14 @@ withheld and what to type. An interrupt withdraws the question and trusts nothin
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .waiting import first_of, ignoring_args, resolver, wait_sliced
+from .cell import Cell, ask
 
 if TYPE_CHECKING:
     from agent_ext.agent import Agent
 
-    from .session import Session
+    from .widgets import ProjectTrustWidget
 
 NO_FRONTEND = "no frontend can show the trust question, so nothing is trusted"
 _SAID = {"trust": "trusted (kept; a change to the files asks again)",
@@ -25,15 +24,15 @@ _SAID = {"trust": "trusted (kept; a change to the files asks again)",
                      "ask rules apply"}
 
 
-async def settle_trust(session: Session, agent: Agent) -> None:
+async def settle_trust(cell: Cell, agent: Agent) -> None:
     """Ask about the project's files if they need an answer; apply the answer."""
     project = agent.refresh_project()
     if not project.needs_answer:
         return
     why = None
-    if session.mode() == "dontAsk":
+    if cell.mode() == "dontAsk":
         why = "dontAsk mode never asks, so nothing is trusted"
-    elif session.frontend.absent:
+    elif cell.frontend.absent:
         why = NO_FRONTEND
     if why is not None and project.withheld() == agent.withheld_noted:
         return  # said once in this session: a headless notebook is not told in every cell
@@ -44,9 +43,9 @@ async def settle_trust(session: Session, agent: Agent) -> None:
         except ImportError as exc:
             why = f"the trust widget is unavailable ({exc}), so nothing is trusted"
         else:
-            answer, why = await _ask(session, ProjectTrustWidget(project))
+            answer, why = await _ask(cell, ProjectTrustWidget(project))
     if answer is None:
-        _withheld(session, agent, why or NO_FRONTEND)
+        _withheld(cell, agent, why or NO_FRONTEND)
         return
     note = ""
     try:
@@ -62,40 +61,26 @@ async def settle_trust(session: Session, agent: Agent) -> None:
             answer = "once"
             done = agent.trust(once=True, shown=project.ask)
     agent.withheld_noted = done.withheld()  # the line below says it
-    session.record(f"[agent_ext] project trust: {agent.cwd} {_SAID[answer]}{note}.")
+    cell.record(f"[agent_ext] project trust: {agent.cwd} {_SAID[answer]}{note}.")
 
 
-async def _ask(session: Session, widget: Any) -> tuple[str | None, str | None]:
+async def _ask(cell: Cell, widget: ProjectTrustWidget) -> tuple[str | None, str | None]:
     """The user's answer from ``widget``, or None and why (no frontend, no answer in time)."""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[Any] = loop.create_future()
-    answered: asyncio.Future[Any] = loop.create_future()
-    widget.on_ready(ignoring_args(resolver(loop, ready)))
-    widget.on_answer(resolver(loop, answered))
-    session.show(widget)
-    config = session.config
-    try:
-        seen = await session.frontend.wait_ready(first_of(ready, answered), config.ready_timeout)
-        if not seen and not answered.done():
-            widget.withdraw("No frontend answered; nothing was trusted.")
-            return None, NO_FRONTEND
-        if not await wait_sliced(answered, config.approval_timeout or None):
-            widget.withdraw("No answer came in time; nothing was trusted.")
-            return None, (f"no answer came within {config.approval_timeout:g} s "
-                          "(AgentExt.approval_timeout), so nothing is trusted")
-    except asyncio.CancelledError:
-        widget.withdraw("The run was interrupted before an answer; nothing was trusted.")
-        raise
-    finally:
-        for future in (ready, answered):
-            if not future.done():
-                future.cancel()
-    answer = str(answered.result())
+    waited, answer = await ask(
+        cell, widget, widget.on_answer, page_gone=False,
+        interrupted="The run was interrupted before an answer; nothing was trusted.")
+    if waited == "unseen":
+        widget.withdraw("No frontend answered; nothing was trusted.")
+        return None, NO_FRONTEND
+    if answer is None:
+        widget.withdraw("No answer came in time; nothing was trusted.")
+        return None, (f"no answer came within {cell.config.approval_timeout:g} s "
+                      "(AgentExt.approval_timeout), so nothing is trusted")
     widget.show_answer(answer)
     return answer, None
 
 
-def _withheld(session: Session, agent: Agent, why: str) -> None:
+def _withheld(cell: Cell, agent: Agent, why: str) -> None:
     line = agent.project_trust.withheld()
     agent.withheld_noted = line
-    session.record(f"[agent_ext] project trust: {why}; {line}")
+    cell.record(f"[agent_ext] project trust: {why}; {line}")

@@ -7,24 +7,27 @@ subshell threads), timeouts, and the ``hello`` handshake, in which every tab on 
 answers with its client id. Edits go to the tab that ran the agent's cell. A tab that never got
 the current channel (the page was reloaded, or the kernel restarted and loaded us again) gets a
 new channel and a new handshake. Reads are incremental: each cell comes back in full only when
-it changed since this document last read it.
+it changed since this document last read it. Given a ``fallback``, a ``LiveNotebook`` whose
+handshake finds no usable tab makes the same call on the document the fallback gives (the
+.ipynb file) instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from agent_ext.core.errors import ErrorCode
 
-from .document import CellData, NotebookError, NotebookSnapshot
+from .document import CellData, NotebookDocument, NotebookError, NotebookSnapshot
 
 #: The bridge protocol this side speaks; the extension reports its own in ``hello``.
 PROTOCOL = 1
@@ -38,6 +41,8 @@ SAVE_TIMEOUT = 60.0
 NOT_OPEN = "notebook_not_open"
 
 Message = dict[str, Any]
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Transport(Protocol):
@@ -287,14 +292,48 @@ def _settle(future: asyncio.Future[Any], value: Any) -> None:
         future.set_result(value)
 
 
+#: What serves a call when the bridge is unavailable: given why and the notebook's path, the
+#: document to use instead (it may raise a NotebookError that says what to do).
+Fallback = Callable[[BridgeUnavailableError, "str | None"], NotebookDocument]
+
+
+def _or_fallback(
+    method: Callable[Concatenate[LiveNotebook, P], Awaitable[T]],
+) -> Callable[Concatenate[LiveNotebook, P], Coroutine[Any, Any, T]]:
+    """``method`` on the live notebook; the same call on the fallback document when the bridge
+    is unavailable.
+
+    Only a failed handshake falls back (nothing was sent then); a request that timed out may
+    have landed, so its error goes to the caller.
+    """
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def call(doc: LiveNotebook, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            done = await method(doc, *args, **kwargs)
+        except BridgeUnavailableError as why:
+            if doc.fallback is None:
+                raise
+            doc.live = False
+            instead = doc.fallback(why, doc.path)
+            return cast("T", await getattr(instead, name)(*args, **kwargs))
+        doc.live = True
+        return done
+
+    return call
+
+
 class LiveNotebook:
     """A NotebookDocument on the notebook open in a browser tab (see the module docstring)."""
 
-    live = True
-
-    def __init__(self, channel: BridgeChannel, path: str | None, client_id: str | None) -> None:
+    def __init__(self, channel: BridgeChannel, path: str | None, client_id: str | None,
+                 fallback: Fallback | None = None) -> None:
         self.channel = channel
         self.client_id = client_id
+        self.fallback = fallback
+        #: False while the fallback serves (the last call found no usable tab).
+        self.live = True
         self._path = path
         self._cache: dict[str, tuple[int, CellData]] = {}
         self._generation = -1
@@ -313,6 +352,7 @@ class LiveNotebook:
     def path(self, value: str | None) -> None:
         self._path = value
 
+    @_or_fallback
     async def read(self) -> NotebookSnapshot:
         for attempt in range(2):
             if self.channel.generation != self._generation or attempt:
@@ -327,35 +367,44 @@ class LiveNotebook:
                             "The notebook's cells could not be read from the browser; reload the "
                             "page and retry.")
 
+    @_or_fallback
     async def replace_source(self, cell_id: str, source: str, *, clear_outputs: bool) -> None:
         await self._call("replace_source", {"cell_id": cell_id, "source": source,
                                             "clear_outputs": clear_outputs})
 
+    @_or_fallback
     async def insert(self, after_cell_id: str | None, cell_type: str, source: str,
                      cell_id: str) -> None:
         await self._call("insert", {"after": after_cell_id, "cell_type": cell_type,
                                     "source": source, "cell_id": cell_id})
 
+    @_or_fallback
     async def delete(self, cell_id: str) -> None:
         await self._call("delete", {"cell_id": cell_id})
 
+    @_or_fallback
     async def move(self, cell_id: str, after_cell_id: str | None) -> None:
         await self._call("move", {"cell_id": cell_id, "after": after_cell_id})
 
+    @_or_fallback
     async def set_type(self, cell_id: str, cell_type: str) -> None:
         await self._call("set_type", {"cell_id": cell_id, "cell_type": cell_type})
 
+    @_or_fallback
     async def set_outputs(self, cell_id: str, outputs: list[dict[str, Any]],
                           execution_count: int | None) -> None:
         await self._call("set_outputs", {"cell_id": cell_id, "outputs": outputs,
                                          "execution_count": execution_count})
 
+    @_or_fallback
     async def save(self) -> None:
         await self._call("save", {}, timeout=SAVE_TIMEOUT)
 
+    @_or_fallback
     async def ensure_persistent_ids(self) -> bool:
         return bool((await self._call("ensure_persistent_ids", {})).get("changed"))
 
+    @_or_fallback
     async def selection(self) -> str | None:
         found = (await self._call("selection", {})).get("cell_id")
         return found if isinstance(found, str) else None

@@ -34,7 +34,7 @@ ROUNDS = 20
 BENCH = '''\
 import json, shutil, statistics, time
 import nbformat
-from agent_ext.jupyter.bridge import install_bridge
+from agent_ext.jupyter.bridge import bridge_provider
 from agent_ext.notebook.live import LiveNotebook
 
 def _ms(xs):
@@ -52,13 +52,12 @@ def _timed_sync(op, n):
         t0 = time.perf_counter(); op(i); out.append(time.perf_counter() - t0)
     return out
 
-_doc = install_bridge(get_ipython()).current()
+_doc = bridge_provider(get_ipython()).current()
 _snap = await _doc.read()
-_live = _doc._live
 _target = _snap.cells[7].id
 
 async def _cold(i):
-    await LiveNotebook(_live.channel, _live.path, _live.client_id).read()
+    await LiveNotebook(_doc.channel, _doc.path, _doc.client_id).read()
 
 async def _replace(i):
     await _doc.replace_source(_target, f"y = {i}\\nprint(y)", clear_outputs=False)

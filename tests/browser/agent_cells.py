@@ -24,8 +24,8 @@ INSERT = ('    call("notebook_edit", {"edit_mode": "insert", "cell_id": "target"
 
 CHECK = '''\
 import json
-from agent_ext.jupyter.bridge import install_bridge
-_doc = install_bridge(get_ipython()).current()
+from agent_ext.jupyter.bridge import bridge_provider
+_doc = bridge_provider(get_ipython()).current()
 await _doc.save()
 _snap = await _doc.read()
 json.dump({"live": _doc.live, "path": _doc.path,

@@ -11,12 +11,13 @@ import asyncio
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import nbformat
 import pytest
 
-from agent_ext.jupyter.bridge import BridgeProvider, PreferLive
+from agent_ext.jupyter.bridge import BridgeProvider
 from agent_ext.notebook.document import NotebookError
 from agent_ext.notebook.live import (
     PROTOCOL,
@@ -134,15 +135,53 @@ async def _test_no_extension_means_the_file_and_one_notice(tmp_path: Path) -> No
     nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
     nbformat.write(nb, path)
     channel = BridgeChannel(FakeTabs(["mine"], silent=True), hello_timeout=0.2)
-    channel.start()
     notices: list[str] = []
-    provider = BridgeProvider(None, channel, notices.append)
-    doc = PreferLive(provider, LiveNotebook(channel, str(path), "mine"))
+    running = {"header": {"session": "mine"}}
+    shell = SimpleNamespace(user_ns={"__session__": str(path)},
+                            kernel=SimpleNamespace(get_parent=lambda: running))
+    provider = BridgeProvider(shell, channel, notices.append)
+    assert provider.current_path() == str(path) and not provider.started
+    doc = provider.current()
+    assert doc is not None and provider.started and doc.live
     snap = await doc.read()
     assert doc.live is False and channel.absent
     await doc.replace_source(snap.cells[0].id or "", "x = 2", clear_outputs=False)
     assert nbformat.read(path, as_version=4).cells[0].source == "x = 2"
     assert len(notices) == 1 and "no JupyterLab or Notebook 7 page with the agent-ext extension answered" in notices[0]
+
+
+async def _test_no_extension_and_no_path_says_what_to_do() -> None:
+    channel = BridgeChannel(FakeTabs(["mine"], silent=True), hello_timeout=0.2)
+    notices: list[str] = []
+    running = {"header": {"session": "mine"}}
+    shell = SimpleNamespace(user_ns={}, kernel=SimpleNamespace(get_parent=lambda: running))
+    provider = BridgeProvider(shell, channel, notices.append)
+    doc = provider.current()
+    assert doc is not None and doc.path is None
+    with pytest.raises(NotebookError, match="No notebook path is known either") as err:
+        await doc.read()
+    assert err.value.code == "notebook_not_open" and doc.live is False
+    assert err.value.__suppress_context__
+    assert len(notices) == 1 and "cannot reach the notebook" in notices[0]
+    assert provider.current() is None  # the handshake was waited for in vain
+
+
+async def _test_a_timed_out_request_is_not_sent_to_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), path)
+    tabs = FakeTabs(["mine"])
+    channel = BridgeChannel(tabs, request_timeout=0.2)
+    notices: list[str] = []
+    running = {"header": {"session": "mine"}}
+    shell = SimpleNamespace(user_ns={"__session__": str(path)},
+                            kernel=SimpleNamespace(get_parent=lambda: running))
+    doc = BridgeProvider(shell, channel, notices.append).current()
+    assert doc is not None
+    await doc.read()
+    tabs.clients = []
+    with pytest.raises(NotebookError, match="may or may not have landed"):
+        await doc.delete("a")
+    assert doc.live and notices == []
 
 
 async def _test_another_protocol_is_refused_with_what_to_do() -> None:
@@ -174,6 +213,14 @@ def test_a_cache_miss_reads_everything_again() -> None:
 
 def test_no_extension_means_the_file_and_one_notice(tmp_path: Path) -> None:
     in_thread(_test_no_extension_means_the_file_and_one_notice(tmp_path))
+
+
+def test_no_extension_and_no_path_says_what_to_do() -> None:
+    in_thread(_test_no_extension_and_no_path_says_what_to_do())
+
+
+def test_a_timed_out_request_is_not_sent_to_the_file(tmp_path: Path) -> None:
+    in_thread(_test_a_timed_out_request_is_not_sent_to_the_file(tmp_path))
 
 
 def test_another_protocol_is_refused_with_what_to_do() -> None:

@@ -607,10 +607,14 @@ def test_the_host_provider_says_where_without_opening_the_bridge(tmp_path: Path)
     from types import SimpleNamespace
 
     from agent_ext.jupyter import bridge
-    from agent_ext.jupyter.session import _BridgeOnFirstUse
 
     path = tmp_path / "work.ipynb"
     shell = SimpleNamespace(user_ns={"__session__": str(path)}, kernel=object())
-    provider = _BridgeOnFirstUse(shell, print)
-    assert provider.current_path() == str(path)
-    assert id(shell) not in bridge._installed
+    try:
+        provider = bridge.bridge_provider(shell, notify=print)
+        assert isinstance(provider, bridge.BridgeProvider)
+        assert provider.current_path() == str(path)
+        assert not provider.started
+        assert bridge.bridge_provider(shell) is provider
+    finally:
+        bridge.uninstall_bridge(shell)

@@ -174,3 +174,76 @@ class Widget(anywidget.AnyWidget):
                 self._display_handle.update(self)
             except Exception:
                 log.exception("%s could not update its display", type(self).__name__)
+
+
+class Asking(Widget, Generic[T]):
+    """A widget that asks once and shows the outcome it is given.
+
+    The view sends messages of type ``_message``; ``_take`` turns one into the answer (None while
+    it is incomplete; raising on a malformed one) and the first answer goes to the ``on_answer``
+    callbacks, on the thread the message came on: keep them to ``loop.call_soon_threadsafe``.
+    The caller shows the outcome (``_show``) or withdraws the question; the view reads the
+    outcome from the ``_outcome_trait`` trait and ``status``.
+    """
+
+    _message = "answer"
+    _outcome_trait = "decision"
+    #: The note of a withdrawal given none, and the fallback's sentence while nobody answered.
+    _withdrawn = "This question is no longer waiting for you."
+    _waiting = "Waiting for your answer (it can be given only while the kernel runs)."
+
+    status = traitlets.Unicode("pending").tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._answer_of: OneAnswer[T] = OneAnswer(self._lock)
+
+    @property
+    def answered(self) -> T | None:
+        """The answer that counts, once there is one (the user's, or one given to show)."""
+        return self._answer_of.value
+
+    def on_answer(self, callback: Callable[[T], object]) -> None:
+        """Call ``callback(answer)`` when the user answers (now, if they already have)."""
+        self._answer_of.on(callback)
+
+    def withdraw(self, note: str | None = None) -> None:
+        """Show that the question went away unanswered (the run ended or was cancelled)."""
+        self._publish("cancelled", **{self._outcome_trait: {"note": note or self._withdrawn}})
+
+    def _show(self, value: T, status: str, /, **traits: Any) -> None:
+        """Keep ``value`` as the answer (unless the user's is in) and show the outcome in
+        ``traits``."""
+        self._answer_of.keep(value)
+        self._publish(status, **traits)
+
+    def _publish(self, status: str, /, **traits: Any) -> None:
+        with self.hold_sync():
+            for name, value in traits.items():
+                setattr(self, name, value)
+            self.status = status
+        self.refresh_display()
+
+    def _handle(self, kind: str, content: dict[str, Any]) -> None:
+        if kind != self._message:
+            super()._handle(kind, content)
+            return
+        answer = self._take(content)
+        if answer is not None:
+            self._answer_of.settle(answer, self._label())
+
+    def _label(self) -> str:
+        """This widget in the log."""
+        return type(self).__name__
+
+    def _take(self, content: dict[str, Any]) -> T | None:
+        """The answer ``content`` gives; ValueError or TypeError when it is malformed."""
+        raise NotImplementedError
+
+    def _said(self, answered: Callable[[T], str]) -> str:
+        """The static fallback's sentence: the withdrawal's note, that it waits, or what
+        ``answered`` says of the answer."""
+        if self.status == "cancelled":
+            return str(getattr(self, self._outcome_trait).get("note") or self._withdrawn)
+        answer = self._answer_of.value
+        return self._waiting if answer is None else answered(answer)

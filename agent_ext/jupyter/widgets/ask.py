@@ -7,14 +7,14 @@ callbacks get an ``Answer``. The caller shows the final state with ``show_answer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import traitlets
 
 from ._assets import asset
-from ._base import OneAnswer, Widget
+from ._base import Asking
 from ._static import cut, esc, wrap
 
 MAX_TEXT_CHARS = 10_000
@@ -72,64 +72,36 @@ def parse_answer(content: dict[str, Any], question: dict[str, Any]) -> Answer:
     return Answer(chosen, text)
 
 
-class AskUserWidget(Widget):
-    """Asks one question; ``on_answer`` callbacks get your ``Answer``.
+def _you_answered(answer: Answer) -> str:
+    parts = [", ".join(answer.choices), f"“{answer.text}”" if answer.text else ""]
+    return "You answered: " + " — ".join(p for p in parts if p)
 
-    Callbacks run on the thread the message arrived on (possibly a subshell thread): keep them
-    to ``loop.call_soon_threadsafe(...)``. Only the first answer counts.
-    """
+
+class AskUserWidget(Asking[Answer]):
+    """Asks one question; ``on_answer`` callbacks get your ``Answer`` (see ``Asking``)."""
 
     _esm = asset("ask_user.js")
     _css = asset("ask_user.css")
+    _outcome_trait = "answer"
 
     question = traitlets.Dict().tag(sync=True)
     answer = traitlets.Dict().tag(sync=True)
-    status = traitlets.Unicode("pending").tag(sync=True)
 
     def __init__(self, question: Mapping[str, Any] | str, **kwargs: Any) -> None:
         super().__init__(question=normalise_question(question), **kwargs)
-        self._answer_of: OneAnswer[Answer] = OneAnswer(self._lock)
-
-    @property
-    def answered(self) -> Answer | None:
-        """Your answer, once it is in."""
-        return self._answer_of.value
-
-    def on_answer(self, callback: Callable[[Answer], object]) -> None:
-        """Call ``callback(answer)`` when you answer (now, if you already have)."""
-        self._answer_of.on(callback)
 
     def show_answer(self, answer: Answer, note: str | None = None) -> None:
         """Show the answer and lock the view."""
-        self._answer_of.keep(answer)
-        with self.hold_sync():
-            self.answer = {**answer.to_dict(), **({"note": note} if note else {})}
-            self.status = "answered"
-        self.refresh_display()
+        self._show(answer, "answered",
+                   answer={**answer.to_dict(), **({"note": note} if note else {})})
 
-    def withdraw(self, note: str = "This question is no longer waiting for you.") -> None:
-        """Show that the question went away unanswered."""
-        with self.hold_sync():
-            self.answer = {"note": note}
-            self.status = "cancelled"
-        self.refresh_display()
-
-    def _handle(self, kind: str, content: dict[str, Any]) -> None:
-        if kind != "answer":
-            super()._handle(kind, content)
-            return
-        self._answer_of.settle(parse_answer(content, self.question), "AskUserWidget")
+    def _take(self, content: dict[str, Any]) -> Answer:
+        return parse_answer(content, self.question)
 
     # -- static fallback ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
-        if self.status == "cancelled":
-            return str(self.answer.get("note") or "This question is no longer waiting for you.")
-        answer = self._answer_of.value
-        if answer is None:
-            return "Waiting for your answer (it can be given only while the kernel runs)."
-        parts = [", ".join(answer.choices), f"“{answer.text}”" if answer.text else ""]
-        return "You answered: " + " — ".join(p for p in parts if p)
+        return self._said(_you_answered)
 
     def static_html(self) -> str:
         options = "".join(

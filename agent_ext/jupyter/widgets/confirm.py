@@ -11,16 +11,16 @@ step of the agent together.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import traitlets
 
 from agent_ext.agent.approval import ApprovalRequest, Decision, Outcome, Persist
 
 from ._assets import asset
-from ._base import OneAnswer, Widget, log
+from ._base import Asking, log
 from ._static import cut, cut_lines, esc, jsonable, wrap
 
 #: Texts above this size are not sent to the browser whole; the diff is sent instead.
@@ -28,6 +28,7 @@ MAX_TEXT_CHARS = 1_000_000
 MAX_FEEDBACK_CHARS = 10_000
 _OUTCOMES = ("approve", "reject", "always", "cancel")
 _PERSIST = ("session", "project")
+T = TypeVar("T")
 
 
 def unified(before: str, after: str, path: str | None) -> str:
@@ -152,76 +153,58 @@ def describe(info: dict[str, Any], tool: str, path: str | None) -> str:
     return f"Decided: {outcome}{suffix}."
 
 
-class ConfirmDiffWidget(Widget):
-    """Shows one ``ApprovalRequest`` and reports your ``Decision``.
+WAITING = "Waiting for your decision (it can be made only while the kernel runs)."
 
-    ``on_decision`` callbacks run on the thread the message arrived on (possibly a subshell
-    thread): keep them to ``loop.call_soon_threadsafe(...)``. Only the first decision counts.
-    """
+
+class _Approval(Asking[T]):
+    """What a card and a card group share: the messages, the waiting and withdrawn texts."""
 
     _esm = asset("confirm_diff.js")
     _css = asset("confirm_diff.css")
+    _message = "decision"
+    _withdrawn = "This request is no longer waiting for you."
+    _waiting = WAITING
+
+    decision = traitlets.Dict().tag(sync=True)
+
+
+class ConfirmDiffWidget(_Approval[Decision]):
+    """Shows one ``ApprovalRequest`` and reports your ``Decision`` to the ``on_decision``
+    callbacks (see ``Asking``). Only the first decision counts."""
 
     request = traitlets.Dict().tag(sync=True)
-    decision = traitlets.Dict().tag(sync=True)
-    status = traitlets.Unicode("pending").tag(sync=True)
 
     def __init__(self, request: ApprovalRequest, **kwargs: Any) -> None:
         super().__init__(request=request_json(request), **kwargs)
         self.approval = request
-        self._decision_of: OneAnswer[Decision] = OneAnswer(self._lock)
 
-    @property
-    def decided(self) -> Decision | None:
-        """The decision that counts, once there is one (yours, or one given to show_decided)."""
-        return self._decision_of.value
-
-    def on_decision(self, callback: Callable[[Decision], object]) -> None:
-        """Call ``callback(decision)`` when you decide (now, if a decision is already in)."""
-        self._decision_of.on(callback)
+    #: The decision that counts, once there is one (yours, or one given to show_decided).
+    decided = Asking.answered
+    on_decision = Asking.on_answer
 
     def show_decided(self, decision: Decision, note: str | None = None) -> None:
         """Show the final decision and lock the view; ``note`` replaces the generated sentence."""
-        self._decision_of.keep(decision)
-        with self.hold_sync():
-            self.decision = decision_json(decision, note)
-            self.status = "decided"
-        self.refresh_display()
+        self._show(decision, "decided", decision=decision_json(decision, note))
 
-    def withdraw(self, note: str = "This request is no longer waiting for you.") -> None:
-        """Show that the request went away undecided (the run ended or was cancelled)."""
-        with self.hold_sync():
-            self.decision = {"note": note}
-            self.status = "cancelled"
-        self.refresh_display()
+    def _take(self, content: dict[str, Any]) -> Decision:
+        return parse_decision(content, self.approval)
 
-    def _handle(self, kind: str, content: dict[str, Any]) -> None:
-        if kind != "decision":
-            super()._handle(kind, content)
-            return
-        self._decision_of.settle(parse_decision(content, self.approval),
-                             f"ConfirmDiffWidget for {self.approval.call_id}")
+    def _label(self) -> str:
+        return f"ConfirmDiffWidget for {self.approval.call_id}"
 
     # -- static fallback ------------------------------------------------------------------------
 
     def _outcome(self) -> str:
+        tool, path = self.approval.tool_name, self.approval.details.file_path
         if self.status == "decided" and self.decision.get("outcome"):
-            return describe(self.decision, self.approval.tool_name, self.approval.details.file_path)
-        if self.status == "cancelled":
-            return str(self.decision.get("note") or "This request is no longer waiting for you.")
-        if self._decision_of.value is not None:
-            return describe(decision_json(self._decision_of.value), self.approval.tool_name,
-                            self.approval.details.file_path)
-        return WAITING
+            return describe(self.decision, tool, path)
+        return self._said(lambda decision: describe(decision_json(decision), tool, path))
 
     def static_html(self) -> str:
         return wrap("confirm", card_html(self.approval, self._outcome()))
 
     def static_text(self) -> str:
         return card_text(self.approval, self._outcome())
-
-
-WAITING = "Waiting for your decision (it can be made only while the kernel runs)."
 
 
 def diff_text(request: ApprovalRequest) -> str:
@@ -272,23 +255,18 @@ def card_text(request: ApprovalRequest, outcome: str) -> str:
     return "\n".join(lines)
 
 
-class ConfirmGroupWidget(Widget):
+class ConfirmGroupWidget(_Approval[dict[str, Decision]]):
     """The approvals one step of the agent needs, as one card group with Approve all and
     Reject all besides each card's own buttons.
 
     Each decision message carries its request's ``call_id``. ``on_settled`` callbacks get the
-    decisions by call id once every request has one, or as soon as one cancels the run; they
-    run on the thread the message arrived on (keep them to ``loop.call_soon_threadsafe``).
+    decisions by call id once every request has one, or as soon as one cancels the run (see
+    ``Asking``).
     """
-
-    _esm = asset("confirm_diff.js")
-    _css = asset("confirm_diff.css")
 
     requests: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     decisions = traitlets.Dict().tag(sync=True)
-    #: The note of a withdrawal (``withdraw``), shown on the cards still pending.
-    decision = traitlets.Dict().tag(sync=True)
-    status = traitlets.Unicode("pending").tag(sync=True)
+    # ``decision`` holds the note of a withdrawal (``withdraw``), shown on the cards still pending.
 
     def __init__(self, requests: Sequence[ApprovalRequest], **kwargs: Any) -> None:
         if len({r.call_id for r in requests}) != len(requests):
@@ -297,11 +275,8 @@ class ConfirmGroupWidget(Widget):
         self.approvals = {r.call_id: r for r in requests}
         #: The user's decisions so far, by call id.
         self.answers: dict[str, Decision] = {}
-        self._settled: OneAnswer[dict[str, Decision]] = OneAnswer(self._lock)
 
-    def on_settled(self, callback: Callable[[dict[str, Decision]], object]) -> None:
-        """Call ``callback(decisions)`` when every request is decided or one cancels the run."""
-        self._settled.on(callback)
+    on_settled = Asking.on_answer
 
     def show_decided(self, decisions: dict[str, Decision],
                      notes: dict[str, str] | None = None) -> None:
@@ -309,38 +284,28 @@ class ConfirmGroupWidget(Widget):
         notes = notes or {}
         with self._lock:
             self.answers = {**decisions, **self.answers}
-        with self.hold_sync():
-            self.decisions = {cid: decision_json(d, notes.get(cid)) for cid, d in decisions.items()}
-            self.status = "decided"
-        self.refresh_display()
+        self._publish("decided", decisions={cid: decision_json(d, notes.get(cid))
+                                            for cid, d in decisions.items()})
 
-    def withdraw(self, note: str = "This request is no longer waiting for you.") -> None:
+    def withdraw(self, note: str | None = None) -> None:
         """Show that the requests not decided yet went away undecided."""
         with self._lock:
             answered = dict(self.answers)
-        with self.hold_sync():
-            self.decisions = {cid: decision_json(d) for cid, d in answered.items()}
-            self.decision = {"note": note}
-            self.status = "cancelled"
-        self.refresh_display()
+        self._publish("cancelled", decisions={cid: decision_json(d) for cid, d in answered.items()},
+                      decision={"note": note or self._withdrawn})
 
-    def _handle(self, kind: str, content: dict[str, Any]) -> None:
-        if kind != "decision":
-            super()._handle(kind, content)
-            return
+    def _take(self, content: dict[str, Any]) -> dict[str, Decision] | None:
         call_id = content.get("call_id")
         if not isinstance(call_id, str) or call_id not in self.approvals:
             raise ValueError(f"a decision for unknown call {call_id!r}")
         decision = parse_decision(content, self.approvals[call_id])
         with self._lock:
-            if call_id in self.answers or self._settled.value is not None:
+            if call_id in self.answers or self._answer_of.value is not None:
                 log.info("ConfirmGroupWidget ignored a second decision for %s", call_id)
-                return
+                return None
             self.answers[call_id] = decision
             done = (len(self.answers) == len(self.approvals) or decision.outcome == "cancel")
-            answers = dict(self.answers)
-        if done:
-            self._settled.settle(answers, "ConfirmGroupWidget")
+            return dict(self.answers) if done else None
 
     # -- static fallback ------------------------------------------------------------------------
 
@@ -353,7 +318,7 @@ class ConfirmGroupWidget(Widget):
         if answer is not None:
             return describe(decision_json(answer), request.tool_name, request.details.file_path)
         if self.status == "cancelled":
-            return str(self.decision.get("note") or "This request is no longer waiting for you.")
+            return str(self.decision.get("note") or self._withdrawn)
         return WAITING
 
     def static_html(self) -> str:
