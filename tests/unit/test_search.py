@@ -4,6 +4,7 @@ The tools and queries here are made up for these tests; none comes from the benc
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -13,6 +14,7 @@ from agent_ext.core.search._index import (
     FIELDS,
     K1,
     bm25f_weights,
+    damped_idf,
     parse_query,
     query_operations,
     tool_operations,
@@ -139,6 +141,14 @@ def test_tool_words_drop_the_mcp_prefix_and_add_server_forms() -> None:
     assert words["name"] == ["create", "invoice"]
     assert words["server"] == ["acme", "ledger", "acmeledger", "al"]
     assert words["parameters"] == ["due", "date"]
+
+
+def test_damped_idf_keeps_the_order_of_rarity_but_narrows_it() -> None:
+    plain_rare, plain_common = math.log(1 + 100.5 / 1.5), math.log(1 + 51.5 / 50.5)
+    rare, common = damped_idf(101, 1), damped_idf(101, 50)
+    assert rare > common > 0
+    assert rare / common < plain_rare / plain_common
+    assert rare == pytest.approx(plain_rare ** _index.IDF_POWER)
 
 
 def test_bm25f_weights_favour_the_name_and_saturate() -> None:
