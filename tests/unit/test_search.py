@@ -181,6 +181,13 @@ def test_prefix_and_skeleton_terms(shop: SearchIndex) -> None:
     assert shop.skeleton_terms("oven") == []  # two vowels: a word, not a skeleton
 
 
+def test_an_abbreviated_verb_reaches_its_fellow_verbs() -> None:
+    index = SearchIndex([mcp("desk", "remove_parcel", "A parcel."),
+                         mcp("desk", "list_parcels", "Parcels.")])
+    assert index.variants("rm") == {stem("remove"): _index.ACTION}
+    assert names(index, "rm parcel")[0] == "remove_parcel"
+
+
 def test_known_words_are_not_widened(shop: SearchIndex) -> None:
     assert shop.variants("recipe") == {stem("recipe"): 1.0}
 

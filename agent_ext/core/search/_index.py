@@ -262,8 +262,8 @@ class SearchIndex:
 
     def variants(self, word: str) -> dict[str, float]:
         """The catalogue terms one query word stands for, each with how sure: the word's own
-        term and an abbreviation's full word are sure; the other rules apply only to a word
-        the catalogue lacks."""
+        term and an abbreviation's full word are sure, the fellows of its verb (or of the verb
+        it abbreviates) nearly; the other rules apply only to a word the catalogue lacks."""
         if word in self._cache:
             return self._cache[word]
         term = stem(word)
