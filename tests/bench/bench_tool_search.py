@@ -15,8 +15,8 @@ Which sets served which decision (nothing else was decided on data):
 - sample+extra and the ``TUNING_SPLITS``: every choice of the scorer: the field weights, the
   rule weights (typo, prefix, skeleton, compound, action verbs), the name-coverage bonus, the
   implied reading verb, the light stemmer kept over Snowball (equal top-1; Snowball made a
-  fresh kernel's first index three times slower), and for the semantic backend the table's size and weighting, the
-  text embedded per tool, the fusion weight and the similarity floor.
+  fresh kernel's first index three times slower), and for the semantic backend the table's
+  size and weighting, the text embedded per tool, the fusion weight and the similarity floor.
 - The same tuning sets, read per query category against the former engine (with and without
   its word lists), chose the second round of mechanical rules; pooled top-1 / top-5 of
   ``ours`` over sample+extra and the tuning splits (3,238 queries) after each: before 71.5 /
