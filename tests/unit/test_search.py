@@ -4,6 +4,7 @@ The tools and queries here are made up for these tests; none comes from the benc
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -13,6 +14,7 @@ from agent_ext.core.search._index import (
     FIELDS,
     K1,
     bm25f_weights,
+    damped_idf,
     parse_query,
     query_operations,
     tool_operations,
@@ -25,9 +27,7 @@ from agent_ext.core.search._text import (
     deletions,
     edit_distance_within,
     identifier_fragments,
-    initials,
     is_skeleton_of,
-    join_initials,
     operation_table,
     split_words,
     stem,
@@ -57,7 +57,6 @@ def shop() -> SearchIndex:
         mcp("kitchen", "get_configuration", "The oven's configuration."),
         mcp("warehouse", "search_inventory", "Find items on the shelves by keyword.",
             parameters={"properties": {"barcode": {"type": "string"}}}),
-        mcp("warehouse", "databasebackup", "Back up the stock database."),
         mcp("warehouse", "list_management_reports", "Reports for the managers."),
     ])
 
@@ -117,13 +116,6 @@ def test_identifier_fragments_are_shaped_tokens_of_some_length() -> None:
     assert identifier_fragments("search inventory e-mail") == []
 
 
-def test_initials_of_neighbouring_words_skip_stopwords() -> None:
-    assert initials(["toggle", "feature", "switch"]) == ["tf", "fs", "tfs"]
-    assert initials(["questions", "and", "answers"]) == ["qa"]
-    assert initials(["invoice"]) == []
-    assert join_initials("the Q&A and i/o page") == "the QA and io page"
-
-
 def test_operations_read_the_names_first_verb() -> None:
     ops = operation_table()
     assert ops[stem("remove")] == ops[stem("delete")]
@@ -149,6 +141,14 @@ def test_tool_words_drop_the_mcp_prefix_and_add_server_forms() -> None:
     assert words["name"] == ["create", "invoice"]
     assert words["server"] == ["acme", "ledger", "acmeledger", "al"]
     assert words["parameters"] == ["due", "date"]
+
+
+def test_damped_idf_keeps_the_order_of_rarity_but_narrows_it() -> None:
+    plain_rare, plain_common = math.log(1 + 100.5 / 1.5), math.log(1 + 51.5 / 50.5)
+    rare, common = damped_idf(101, 1), damped_idf(101, 50)
+    assert rare > common > 0
+    assert rare / common < plain_rare / plain_common
+    assert rare == pytest.approx(plain_rare ** _index.IDF_POWER)
 
 
 def test_bm25f_weights_favour_the_name_and_saturate() -> None:
@@ -181,25 +181,15 @@ def test_prefix_and_skeleton_terms(shop: SearchIndex) -> None:
     assert shop.skeleton_terms("oven") == []  # two vowels: a word, not a skeleton
 
 
-def test_a_glued_query_word_splits_into_catalogue_words(shop: SearchIndex) -> None:
-    assert shop.split_terms("postagelabel") == [stem("postage"), stem("label")]
-
-
-def test_two_query_words_glue_into_a_catalogue_word(shop: SearchIndex) -> None:
-    terms = shop.query_terms("database backup now")
-    assert [t.raw for t in terms] == ["databasebackup", "now"]
-    assert terms[0].variants == {stem("databasebackup"): 1.0}
-    assert names(shop, "database backup")[0] == "databasebackup"
+def test_an_abbreviated_verb_reaches_its_fellow_verbs() -> None:
+    index = SearchIndex([mcp("desk", "remove_parcel", "A parcel."),
+                         mcp("desk", "list_parcels", "Parcels.")])
+    assert index.variants("rm") == {stem("remove"): _index.ACTION}
+    assert names(index, "rm parcel")[0] == "remove_parcel"
 
 
 def test_known_words_are_not_widened(shop: SearchIndex) -> None:
     assert shop.variants("recipe") == {stem("recipe"): 1.0}
-
-
-def test_a_query_without_a_verb_implies_reading(shop: SearchIndex) -> None:
-    implied = shop.implied_verbs(shop.query_terms("invoices"))
-    assert implied is not None and implied.variants[stem("list")] > implied.variants["get"]
-    assert shop.implied_verbs(shop.query_terms("remove invoice")) is None
 
 
 # -- ranking ---------------------------------------------------------------------------------
@@ -237,16 +227,6 @@ def test_an_identifier_fragment_points_at_the_tool_it_starts() -> None:
                          mcp("desk", "get_parcel_single", "One parcel, single.")])
     assert names(index, "get_single_par")[0] == "get_single_parcel"
     assert names(index, "get single par")[0] == "get_parcel_single"
-
-
-def test_initials_of_name_words_reach_only_an_unknown_short_word() -> None:
-    index = SearchIndex([mcp("flags", "toggle_feature_switch", "Turn a switch on or off."),
-                         mcp("flags", "list_switches", "Every switch.")])
-    assert names(index, "fs toggle")[0] == "toggle_feature_switch"
-    assert index.variants("fs")["#fs"] == 1.0
-    # A word the catalogue has is itself, not an initialism.
-    assert "#ts" not in SearchIndex([mcp("a", "turn_switch", "ts"),
-                                     mcp("b", "x", "x")]).variants("ts")
 
 
 def test_a_verb_of_another_operation_lowers_a_tool() -> None:
@@ -328,7 +308,7 @@ def test_empty_queries_find_nothing(shop: SearchIndex, query: str) -> None:
 
 
 def test_records_are_frozen_and_len_counts_tools(shop: SearchIndex) -> None:
-    assert len(shop) == 12 and len(SearchIndex([])) == 0
+    assert len(shop) == 11 and len(SearchIndex([])) == 0
     with pytest.raises(AttributeError):
         SearchHit("x", 1.0).score = 2.0  # type: ignore[misc]
 

@@ -2,8 +2,8 @@
 
 The model has seen only tool names, so queries paraphrase, abbreviate and misspell them. The
 index scores tools with BM25F over name, server, description and parameter names, and widens
-each query word by mechanical rules: a table of abbreviations, typo correction against the
-catalogue's own words, prefixes, consonant skeletons, glued and split compounds, and server
+each query word by mechanical rules: a table of abbreviations, groups of action verbs, typo
+correction against the catalogue's own words, prefixes, consonant skeletons, and server
 initials. Pure Python; docs/tool-search.md explains it.
 """
 

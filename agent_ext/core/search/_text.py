@@ -21,138 +21,35 @@ STOPWORDS = frozenset((
     "your", "shall", "may", "might", "must",
 ))
 
-# Each line: the full word first, then the short forms and spelling variants that mean it.
-# A short form is only ever replaced by its full word's term, so a line never links two
-# different ideas; words of several parts are joined by ``_``.
-ABBREVIATIONS = (
-    "pull_request pr mr merge_request",
-    "repository repo",
-    "directory dir folder",
-    "database db",
-    "message msg",
-    "configuration config cfg conf",
-    "environment env",
-    "variable var",
-    "information info",
-    "image img",
-    "document doc",
-    "documentation docs",
-    "application app",
-    "authentication auth",
-    "credential cred creds",
-    "kubernetes k8s kube",
-    "javascript js",
-    "typescript ts",
-    "postgres postgresql pg",
-    "python py",
-    "timezone tz",
-    "organization org organisation",
-    "number num",
-    "string str",
-    "parameter param",
-    "argument arg",
-    "attribute attr",
-    "description desc",
-    "administrator admin",
-    "statistic stats stat",
-    "specification spec",
-    "temporary temp tmp",
-    "maximum max",
-    "minimum min",
-    "reference ref",
-    "dependency dep deps",
-    "package pkg",
-    "library lib",
-    "function func fn",
-    "request req",
-    "response resp",
-    "email e_mail",
-    "button btn",
-    "navigate nav",
-    "delete del rm",
-    "move mv",
-    "copy cp",
-    "list ls",
-    "evaluate eval",
-    "execute exec",
-    "password passwd pwd",
-    "template tpl tmpl",
-    "ticket tkt",
-    "filesystem fs",
-    "yaml yml",
-    "coordinate coord coords",
-    "latitude lat",
-    "longitude lng lon",
-    "address addr",
-    "location loc",
-    "quantity qty",
-    "amount amt",
-    "text txt",
-    "account acct",
-    "project proj",
-    "service svc",
-    "namespace ns",
-    "property prop props",
-    "object obj",
-    "record rec",
-    "value val",
-    "column col",
-    "table tbl",
-    "index idx",
-    "calendar cal",
-    "dashboard dash",
-    "schedule sched",
-    "permission perm perms",
-    "notification notif",
-    "transaction txn",
-    "user usr",
-    "certificate cert",
-    "version ver",
-    "revision rev",
-    "error err",
-    "connection conn",
-    "session sess",
-    "language lang",
-    "position pos",
-    "sequence seq",
-    "management mgmt",
-    "manager mgr",
-    "production prod",
-    "development dev",
-    "generate gen",
-    "calculate calc",
-    "synchronize sync synchronise",
-    "identifier id",
-    "video vid",
-    "color colour",
-    "favorite favourite",
-    "analyze analyse",
-    "summarize summarise",
-    "organize organise",
-    "authorize authorise",
-    "optimize optimise",
-    "customize customise",
-    "initialize initialise",
-    "normalize normalise",
-    "prioritize prioritise",
-    "categorize categorise",
-    "visualize visualise",
-    "behavior behaviour",
-    "license licence",
-    "center centre",
-    "catalog catalogue",
-    "canceled cancelled",
-    "labeled labelled",
-    "direct_message dm",
-    "subscription sub subs",
-    "destination dest",
-    "collection coll",
-    "command cmd",
-    "virtual_machine vm",
-    "process proc",
-    "two_factor 2fa mfa",
-    "one_time_password otp",
-)
+# Each entry, up to a comma: the full word first, then the short forms and spelling variants
+# that mean it. A short form is only ever replaced by its full word's term, so an entry never
+# links two different ideas; words of several parts are joined by ``_``.
+_ABBREVIATION_ENTRIES = """
+pull_request pr mr merge_request, repository repo, directory dir folder, database db, message msg,
+configuration config cfg conf, environment env, variable var, information info, image img,
+document doc, documentation docs, application app, authentication auth, credential cred creds,
+kubernetes k8s kube, javascript js, typescript ts, postgres postgresql pg, python py, timezone tz,
+organization org organisation, number num, string str, parameter param, argument arg,
+attribute attr, description desc, administrator admin, statistic stats stat, specification spec,
+temporary temp tmp, maximum max, minimum min, reference ref, dependency dep deps, package pkg,
+library lib, function func fn, request req, response resp, email e_mail, button btn, navigate nav,
+delete del rm, move mv, copy cp, list ls, evaluate eval, execute exec, password passwd pwd,
+template tpl tmpl, ticket tkt, filesystem fs, yaml yml, coordinate coord coords, latitude lat,
+longitude lng lon, address addr, location loc, quantity qty, amount amt, text txt, account acct,
+project proj, service svc, namespace ns, property prop props, object obj, record rec, value val,
+column col, table tbl, index idx, calendar cal, dashboard dash, schedule sched,
+permission perm perms, notification notif, transaction txn, user usr, certificate cert,
+version ver, revision rev, error err, connection conn, session sess, language lang, position pos,
+sequence seq, management mgmt, manager mgr, production prod, development dev, generate gen,
+calculate calc, synchronize sync synchronise, identifier id, video vid, color colour,
+favorite favourite, analyze analyse, summarize summarise, organize organise, authorize authorise,
+optimize optimise, customize customise, initialize initialise, normalize normalise,
+prioritize prioritise, categorize categorise, visualize visualise, behavior behaviour,
+license licence, center centre, catalog catalogue, canceled cancelled, labeled labelled,
+direct_message dm, subscription sub subs, destination dest, collection coll, command cmd,
+virtual_machine vm, process proc, two_factor 2fa mfa, one_time_password otp
+"""
+ABBREVIATIONS = tuple(entry.strip() for entry in _ABBREVIATION_ENTRIES.split(","))
 
 # The verbs tool APIs name their operations with, each line one operation: a query's verb
 # also reaches its operation's other verbs (a request to "remove" a thing finds "delete").
@@ -271,11 +168,6 @@ def operation_table() -> dict[str, frozenset[int]]:
     return {verb: frozenset(ops) for verb, ops in table.items()}
 
 
-def consonant_skeleton(word: str) -> str:
-    """The word's first letter and its later consonants: ``message`` -> ``mssg``."""
-    return word[:1] + "".join(c for c in word[1:] if c not in "aeiou")
-
-
 def is_skeleton_of(short: str, word: str) -> bool:
     """Whether ``short`` is an abbreviation of ``word`` made by dropping letters: same first
     letter, and its letters appear in ``word`` in order (``mgmt`` in ``management``)."""
@@ -321,22 +213,6 @@ def identifier_fragments(query: str) -> list[str]:
         if shaped and len(compact(token)) >= FRAGMENT_MIN:
             found.append(compact(token))
     return found
-
-
-_LETTER_PAIR = re.compile(r"\b([A-Za-z])[&/]([A-Za-z])\b")
-
-
-def join_initials(query: str) -> str:
-    """Two letters joined by ``&`` or ``/`` written as one short word (``Q&A``: ``qa``)."""
-    return _LETTER_PAIR.sub(r"\1\2", query)
-
-
-def initials(words: list[str]) -> list[str]:
-    """The initials of every run of two or three neighbouring words (``toggle feature switch``:
-    ``tf``, ``fs``, ``tfs``): how people shorten a name of several words."""
-    words = [w for w in words if w not in STOPWORDS and w.isalpha()]
-    return ["".join(w[0] for w in words[i:i + size])
-            for size in (2, 3) for i in range(len(words) - size + 1)]
 
 
 def deletions(word: str) -> set[str]:
