@@ -24,7 +24,10 @@ answer the kinds of mistakes small models were seen to make before these tasks e
 wrong old_string repeated, a switch to write_file, invalid notebook_edit parameters repeated,
 the fix answered as text). Two came from reading the measure's transcripts, as kinds, not as
 texts: a blind edit before any read is told whether its old_string is in the file it was just
-shown, and a fix fenced together with the cells above it still names its cell.
+shown, and a fix fenced together with the cells above it still names its cell. Two came from
+the dev set's transcripts: a blind edit remembered as the read made for it (the model copied
+its own failed call, and wrote the fix after a read), and one sampled answer after a repeated
+failing call.
 """
 
 from __future__ import annotations
