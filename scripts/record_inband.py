@@ -17,6 +17,7 @@ calls passes it on (Qwen's template has the model write ``<tool_call>`` tags).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import tempfile
 import time
@@ -62,6 +63,39 @@ def after_read(cwd: Path, profile: str = "default") -> ModelRequest:
                                                           {"file_path": "app.py"}),)),
         Message(role="tool", tool_returns=(ToolReturn("call_1", "read_file",
                                                       (TextPart(numbered),)),)),
+    ]
+    return agent.request()
+
+
+#: An edit a small model wrote for ``fix_off_by_one`` before reading app.py (a recorded answer).
+MISSED_EDIT = {"file_path": "app.py", "old_string": "return sum(numbers)",
+               "new_string": "return sum(numbers) / len(numbers)", "replace_all": False}
+
+
+def after_miss(cwd: Path, profile: str = "default") -> ModelRequest:
+    """The request after that edit, answered by the real tools: the read made for it, then the
+    same edit, refused with the file's closest lines."""
+    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
+
+    async def answers() -> tuple[str, str]:
+        try:
+            read = await agent.call_tool("read_file", {"file_path": "app.py"})
+            missed = await agent.call_tool("edit", MISSED_EDIT)
+        finally:
+            await agent.aclose()
+        return read.text, missed.text
+
+    read, missed = asyncio.run(answers())
+    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
+    agent.messages += [
+        Message(role="user", parts=(TextPart(PROMPTS["fix_off_by_one"]),)),
+        Message(role="assistant", tool_calls=(ToolCall.of("call_1", "read_file",
+                                                          {"file_path": "app.py"}),)),
+        Message(role="tool", tool_returns=(ToolReturn("call_1", "read_file",
+                                                      (TextPart(read),)),)),
+        Message(role="assistant", tool_calls=(ToolCall.of("call_2", "edit", MISSED_EDIT),)),
+        Message(role="tool", tool_returns=(ToolReturn("call_2", "edit", (TextPart(missed),),
+                                                      is_error=True),)),
     ]
     return agent.request()
 
@@ -145,6 +179,9 @@ def main() -> None:
                        max_tokens=args.max_tokens or 256, label=args.model, raw=args.raw)
         if not only or "edit_after_read" in only:
             record(url, out, "edit_after_read" + args.suffix, after_read(cwd, args.profile),
+                   max_tokens=args.max_tokens or 384, label=args.model, raw=args.raw)
+        if not only or "edit_after_miss" in only:
+            record(url, out, "edit_after_miss" + args.suffix, after_miss(cwd, args.profile),
                    max_tokens=args.max_tokens or 384, label=args.model, raw=args.raw)
 
 

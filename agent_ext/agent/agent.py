@@ -552,6 +552,8 @@ class Agent:
             if found is not None and not turns.noticed:
                 turns.noticed = True
                 self._emit(ev.Notice(honest.in_band_notice(self.model.name, found)))
+            if found is not None and found.left_out:
+                self._emit(ev.Notice(honest.run_on_notice(self.model.name, found), "warning"))
             elif found is None and not response.tool_calls:
                 unknown = honest.unknown_call_notice(self.model.name, response.text)
                 if unknown:

@@ -40,6 +40,10 @@ def in_band(response: ModelResponse, resolve: Callable[[str], str | None]
     found = ib.parse(response.text, resolve)
     if found is None or not found.calls:
         return response, None
+    if was_cut(response) and len(found.calls) > 1:
+        # Calls written until the cap cut the answer off are a run-on: the first was meant.
+        found = replace(found, calls=found.calls[:1],
+                        left_out=found.left_out + len(found.calls) - 1)
     salt = secrets.token_hex(4)
     calls = tuple(ToolCall.of(f"call_inband_{n}_{salt}", c.name, c.arguments)
                   for n, c in enumerate(found.calls))
@@ -64,6 +68,14 @@ def in_band_notice(model: str, found: ib.InBandCalls) -> str:
             'this session (set "inBandTools": "never" in the settings to turn this off).')
 
 
+def run_on_notice(model: str, found: ib.InBandCalls) -> str:
+    kept = len(found.calls)
+    return (f"{model} wrote more calls in one answer than it could have meant (it repeated "
+            "itself, or wrote calls until its output cap cut it off); agent_ext takes the "
+            f"first {kept if kept != 1 else ''}{' calls' if kept != 1 else 'call'} and leaves "
+            f"the other {found.left_out} out.")
+
+
 def was_cut(response: ModelResponse) -> bool:
     """Whether the answer stopped at the output cap (Chat Completions' ``length``, Anthropic's
     ``max_tokens``)."""
@@ -72,11 +84,15 @@ def was_cut(response: ModelResponse) -> bool:
 
 
 def cut_call(response: ModelResponse, resolve: Callable[[str], str | None]) -> bool:
-    """Whether an answer stopped by the output cap ended inside a tool call."""
+    """Whether an answer stopped by the output cap ended inside the tool call it meant to make
+    (not after complete calls: those are taken, and a higher cap only lengthens a run-on)."""
     if not was_cut(response):
         return False
     if response.tool_calls:
         return True
+    found = ib.parse(response.text, resolve)
+    if found is not None and found.calls:
+        return False  # complete calls came before the cut: those are the answer
     return ib.looks_like_cut_call(response.text, resolve)
 
 

@@ -52,6 +52,9 @@ class InBandCalls:
     format: Format
     prose: str
     spans: tuple[tuple[int, int], ...]
+    #: Calls left out: where the answer began to repeat itself (``until_repeat``), and the calls
+    #: after the first of an answer the output cap cut off.
+    left_out: int = 0
 
 
 def parse(text: str, resolve: Callable[[str], str | None]) -> InBandCalls | None:
@@ -79,8 +82,24 @@ def parse(text: str, resolve: Callable[[str], str | None]) -> InBandCalls | None
                 return None
             calls += found
         spans = tuple((start, end) for start, end, _ in blocks)
-        return InBandCalls(tuple(calls), fmt, _prose(text, spans), spans)
+        kept = until_repeat(calls)
+        return InBandCalls(kept, fmt, _prose(text, spans), spans, len(calls) - len(kept))
     return None
+
+
+def until_repeat(calls: list[InBandCall]) -> tuple[InBandCall, ...]:
+    """The calls before the first one that repeats an earlier call of the same answer.
+
+    A small model that loops writes its calls again, and again, until the output cap cuts it
+    off; the answer it meant ends where the loop starts.
+    """
+    seen: set[str] = set()
+    for n, call in enumerate(calls):
+        key = json.dumps([call.name, call.arguments], sort_keys=True, default=str)
+        if key in seen:
+            return tuple(calls[:n])
+        seen.add(key)
+    return tuple(calls)
 
 
 def looks_like_cut_call(text: str, resolve: Callable[[str], str | None]) -> bool:

@@ -62,8 +62,17 @@ def test_a_list_and_several_blocks_are_several_calls(resolve) -> None:
     listed = json.dumps([{"name": "read_file", "arguments": READ},
                          {"name": "ls", "arguments": {"path": "."}}])
     assert [n for n, _ in calls(listed, resolve)] == ["read_file", "ls"]
-    two = f"<tool_call>{CALL}</tool_call>\n<tool_call>{CALL}</tool_call>"
-    assert len(calls(two, resolve)) == 2
+    other = json.dumps({"name": "ls", "arguments": {"path": "."}})
+    two = f"<tool_call>{CALL}</tool_call>\n<tool_call>{other}</tool_call>"
+    assert [n for n, _ in calls(two, resolve)] == ["read_file", "ls"]
+
+
+def test_calls_are_read_up_to_the_first_repeat(resolve) -> None:
+    other = json.dumps({"name": "ls", "arguments": {"path": "."}})
+    looped = "\n".join([CALL, other, CALL, other, CALL])
+    found = ib.parse(looped, resolve)
+    assert found is not None and [c.name for c in found.calls] == ["read_file", "ls"]
+    assert found.left_out == 3 and found.prose == ""
 
 
 def test_prose_around_a_call_is_kept_and_the_call_is_not(resolve) -> None:

@@ -2,11 +2,15 @@
 agent_ext's real first request, recorded by scripts/record_inband.py: each is read as the calls
 it holds, or stays text.
 
-What the real models wrote: every answer that meant a call was a ```json fence holding
-``{"name", "arguments"}``; llama-server turned none into a structured call. A JSON answer to a
-plain question came as a fence (1.5B) and as a bare object (0.5B). The ``*_raw_05b`` answers
-were completed from the server's own rendering of the request (compact profile), parsed by no
-server: Qwen's template asks for ``<tool_call>`` tags, and still the model wrote fences.
+What the real models wrote: to a first request, every answer that meant a call was a ```json
+fence holding ``{"name", "arguments"}``; llama-server turned none into a structured call. A JSON
+answer to a plain question came as a fence (1.5B) and as a bare object (0.5B). The
+``*_raw_05b`` answers were completed from the server's own rendering of the request (compact
+profile), parsed by no server: Qwen's template asks for ``<tool_call>`` tags, and still the
+model wrote fences. After a tool result the 0.5B wrote bare objects, one a line: a call to a
+function of the user's code with an invented result after it (stays text), and, after an
+``edit`` refused for an old_string not in the file, calls to one tool after another, again and
+again, until the output cap cut it off.
 """
 
 from __future__ import annotations
@@ -52,7 +56,16 @@ EXPECTED: dict[str, list[tuple[str, dict[str, Any]]] | None] = {
     "list_files_raw_05b": [("read_file", {})],  # the folder given as a file
     "read_two_raw_05b": [("edit", {})],  # an edit of code the model imagined
     "plain_json_raw_05b": None,
+    "edit_after_read_05b": None,  # `mean`, a function of app.py, and its "output" invented
+    "edit_after_miss_05b": [("grep", {"path": "app.py"}), ("notebook_edit", {}),
+                            ("read_file", {"file_path": "app.py"}), ("shell", {}),
+                            ("tool_search", {}), ("write_file", {})],  # then it repeats
+    "edit_after_miss_default_05b": [("edit", {"file_path": "app.py"})] + [
+        ("notebook_edit", {"cell_id": str(n)}) for n in range(2, 7)],  # no exact repeat
 }
+#: The fixtures that are no ```json fence, and how many calls a loop left out of each.
+FORMATS: dict[str, tuple[ib.Format, int]] = {
+    "edit_after_miss_05b": ("bare JSON", 3), "edit_after_miss_default_05b": ("bare JSON", 0)}
 
 
 def load(name: str) -> dict[str, Any]:
@@ -82,7 +95,10 @@ def test_recorded_answer(name: str, resolve: Any) -> None:
     if expected is None:
         assert found is None
         return
-    assert found is not None and found.format == "json fence" and found.prose == ""
+    fmt, left_out = FORMATS.get(name, ("json fence", 0))
+    assert found is not None and found.format == fmt and found.left_out == left_out
+    if doc["response"]["finish_reason"] == "stop":
+        assert found.prose == ""
     assert [c.name for c in found.calls] == [n for n, _ in expected]
     for call, (_, args) in zip(found.calls, expected, strict=True):
         assert args.items() <= call.arguments.items()
@@ -130,3 +146,28 @@ async def test_the_recorded_session_runs_through_the_loop(tmp_path: Path) -> Non
     assert '"arguments"' not in shown
     said = [e.text for e in events if isinstance(e, ev.Notice) and "as text" in e.text]
     assert len(said) == 1 and "llamacpp:qwen" in said[0] and "json fence" in said[0]
+
+
+@pytest.mark.parametrize(("name", "ran"), [("edit_after_miss_05b", "grep"),
+                                           ("edit_after_miss_default_05b", "edit")])
+async def test_a_run_on_answer_cut_by_the_cap_runs_its_first_call_only(
+        name: str, ran: str, tmp_path: Path) -> None:
+    """Calls written one after another until the output cap cut the answer off: the first is
+    run, the rest are left out with a notice, and the answer is not asked again."""
+    win.clear_cache()
+    (tmp_path / "app.py").write_text("def mean(values):\n    return sum(values) / len(values)\n")
+    doc = load(name)
+    assert doc["response"]["finish_reason"] == "length"
+    events: list[ev.Event] = []
+    with FakeOpenAI([oai.text_reply(doc["response"]["message"]["content"], pieces=11,
+                                    finish_reason="length"),
+                     oai.text_reply("Done.")]) as srv:
+        model = OpenAIChatModel("qwen", base_url=srv.base_url, provider="llamacpp")
+        agent = Agent(model, cwd=tmp_path, plugins=False, mcp=False, mode="acceptEdits",
+                      on_event=events.append)
+        run = await agent.run("mean() in app.py returns the wrong value; fix it.")
+        await agent.aclose()
+    assert [c.name for c, _ in run.tool_calls] == [ran] and len(srv.bodies) == 2
+    said = [e.text for e in events if isinstance(e, ev.Notice) and "leaves the other" in e.text]
+    assert len(said) == 1 and "takes the first call" in said[0]
+    assert (tmp_path / "app.py").read_text().endswith("len(values)\n")
