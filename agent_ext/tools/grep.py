@@ -35,7 +35,6 @@ from agent_ext.core import (
 from agent_ext.fs import ReadCache
 from agent_ext.urls import PathArg, URLError, URLRouter, parse_path_arg
 
-from ._files import ReadAsked, refuse_control_characters, target_locations
 from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
@@ -50,6 +49,7 @@ from ._pygrep import (
     spans_lines,
 )
 from ._rg import RgError, find_rg, search
+from ._targets import ReadAsked, refuse_control_characters, target_locations
 
 DEFAULT_TIMEOUT = 60.0
 #: Longer lines are cut to this many characters and marked with "...".

@@ -35,25 +35,20 @@ from agent_ext.core import (
     Tool,
     ToolContext,
     ToolInvocation,
+    ToolRefusal,
     ToolResult,
 )
 from agent_ext.fs import LineRange, ReadCache, Selector, decode_text, sniff_binary
 from agent_ext.fs.cache import content_digest
-from agent_ext.fs.lines import pick_lines, scan_lines
+from agent_ext.fs.lines import pick_lines, scan_lines, split_lines
+from agent_ext.fs.snapshot import open_regular
 from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
 from agent_ext.notebook.reading import notebook_read_result
 from agent_ext.urls import PathArg, URLError, URLRouter
 
-from ._files import (
-    RefusalError,
-    number_lines,
-    open_regular,
-    parse_target,
-    session_service,
-    split_lines,
-    target_locations,
-)
 from ._ignore import ReadDenied
+from ._render import number_lines
+from ._targets import parse_target, session_service, target_locations
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
@@ -163,8 +158,8 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
             denied = self.ctx.services.get(ReadDenied)
             return ToolResult.fail(ErrorCode.FILE_NOT_FOUND, _not_found(
                 path, self.ctx.cwd, denied if callable(denied) else None))
-        except RefusalError as refusal:
-            return ToolResult.fail(refusal.code, refusal.message)
+        except ToolRefusal as refusal:
+            return refusal.result()
         except OSError as err:
             return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
                                    f"Could not read {path}: {err.strerror or err}.")

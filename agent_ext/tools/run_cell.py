@@ -47,7 +47,7 @@ from agent_ext.notebook.outputs import ImageBudget, output_pieces
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import current_notebook, notebook_provider
 
-from ._files import shown
+from ._render import shown
 
 HEAD_CHARS = 6_000
 TAIL_CHARS = 14_000
