@@ -71,7 +71,6 @@ class McpTool(Tool[dict[str, Any]]):
         self.search_hint = " ".join(w for w in (self.connection.name, title) if w)
         read_only = bool(spec.annotations and spec.annotations.read_only_hint)
         self.read_only = read_only
-        self.concurrency_safe = read_only
         self.kind = Kind.READ if read_only else Kind.OTHER
         schema = dict(spec.input_schema or {})
         if "type" not in schema:

@@ -55,7 +55,6 @@ class GlobTool(Tool[GlobParams]):
     kind = Kind.SEARCH
     params_model = GlobParams
     read_only = True
-    concurrency_safe = True
     search_hint = "find files names paths pattern wildcard list"
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:

@@ -90,7 +90,6 @@ class GrepTool(Tool[GrepParams]):
     kind = Kind.SEARCH
     params_model = GrepParams
     read_only = True
-    concurrency_safe = True
     search_hint = "search find regex ripgrep rg text code content pattern occurrences"
     max_output_chars = 20_000
     truncate_keep = "head"

@@ -47,7 +47,6 @@ class LsTool(Tool[LsParams]):
     kind = Kind.READ
     params_model = LsParams
     read_only = True
-    concurrency_safe = True
     search_hint = "list directory folder contents files dir"
 
     def check(self, params: LsParams, ctx: ToolContext) -> str | None:

@@ -77,7 +77,6 @@ class ReadFileTool(Tool[ReadFileParams]):
     kind = Kind.READ
     params_model = ReadFileParams
     read_only = True
-    concurrency_safe = True
     search_hint = "view cat open show file contents lines image notebook"
     max_output_chars = math.inf  # bounded and paged here
 

@@ -360,7 +360,6 @@ class ShellOutputTool(Tool[ShellOutputParams]):
     kind = Kind.READ
     params_model = ShellOutputParams
     read_only = True
-    concurrency_safe = True
     defer = True
     search_hint = "background job output status bash shell log poll"
 

@@ -105,7 +105,6 @@ class WebFetchTool(Tool[WebFetchParams]):
     kind = Kind.FETCH
     params_model = WebFetchParams
     read_only = True
-    concurrency_safe = True
     defer = True
     search_hint = "http url download web page browse internet documentation curl"
     max_output_chars = math.inf  # bounded by max_chars
