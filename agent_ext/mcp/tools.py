@@ -22,7 +22,6 @@ from agent_ext.core import (
     Kind,
     Permission,
     Registry,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -97,9 +96,6 @@ class McpInvocation(ToolInvocation[dict[str, Any]]):
 
     def default_permission(self) -> Permission:
         return Permission.ASK
-
-    def tier(self) -> Tier:
-        return Tier.READ if self.tool.read_only else Tier.EXEC
 
     async def confirmation_details(self) -> ConfirmationDetails:
         tool = self.tool

@@ -48,7 +48,7 @@ from agent_ext.urls import ParsedURL, PathArg, URLError, URLRouter
 
 from ._ignore import ReadDenied
 from ._render import number_lines, shown, unified_diff
-from ._targets import ReadAsked, session_service, target_locations
+from ._targets import ReadAsked, session_service, target_locations, target_tier
 
 P = TypeVar("P")
 PlanT = TypeVar("PlanT")
@@ -259,6 +259,9 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
     the write. Subclasses make the plan and word the result.
     """
 
+    #: How the refusal of a read-only URL ends ("... so 'var://x' cannot be written.").
+    read_only_url_tail = "be written."
+
     def __init__(self, tool: Tool[P], params: P, ctx: ToolContext, target: PathArg) -> None:
         super().__init__(tool, params, ctx)
         self.target = target
@@ -269,7 +272,7 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
 
     @abc.abstractmethod
     async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
-        """The plan for an internal URL; raises ToolRefusal (a URLError is one)."""
+        """The plan for a writable internal URL; raises ToolRefusal (a URLError is one)."""
 
     @abc.abstractmethod
     def _message(self, plan: ChangePlan, text: str, modified: bool) -> str:
@@ -286,18 +289,18 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
         return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
-        if self.target.url is None:
-            return Tier.WRITE
-        try:
-            return max(Tier.WRITE, session_service(self.ctx, URLRouter).tier_for(self.target.url))
-        except URLError:
-            return Tier.EXEC
+        return target_tier(self.ctx, self.target, Tier.WRITE)
 
     async def _make_plan(self) -> ChangePlan:
-        if self.target.url is not None:
+        url = self.target.url
+        if url is not None:
             router = session_service(self.ctx, URLRouter)
-            await router.check_write(self.target.url)
-            return await self._plan_url(self.target.url, router)
+            await router.check_write(url)
+            if router.lookup(url)[1].read_only:
+                raise ToolRefusal(ErrorCode.FILE_WRITE_FAILURE,
+                                  f"{url.scheme}:// resources are read-only, so {url.href!r} "
+                                  f"cannot {self.read_only_url_tail}")
+            return await self._plan_url(url, router)
         assert self.target.path is not None
         cache = session_service(self.ctx, ReadCache)
         return await asyncio.to_thread(self._plan_file, self.target.path, cache)

@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from agent_ext.core import ParamsError, ToolContext
+from agent_ext.core import ParamsError, Tier, ToolContext
 from agent_ext.urls import PathArg, URLError, URLRouter, parse_path_arg
 
 S = TypeVar("S")
@@ -51,6 +51,17 @@ def target_locations(ctx: ToolContext, target: PathArg) -> list[Path]:
     if target.url is not None:
         return [Path(p) for p in session_service(ctx, URLRouter).locations(target.url)]
     return [target.path] if target.path is not None else []
+
+
+def target_tier(ctx: ToolContext, target: PathArg, least: Tier) -> Tier:
+    """The tier of a call on ``target``: ``least`` for a file; for a URL what its scheme asks,
+    never less than ``least``; the exec tier for an address no scheme serves."""
+    if target.url is None:
+        return least
+    try:
+        return max(least, session_service(ctx, URLRouter).tier_for(target.url))
+    except URLError:
+        return Tier.EXEC
 
 
 def parse_write_target(ctx: ToolContext, text: str) -> PathArg:

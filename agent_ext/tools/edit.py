@@ -73,6 +73,8 @@ class EditTool(Tool[EditParams]):
 class EditInvocation(ChangeInvocation[EditParams]):
     """One edit: planned (read, matched, encoded) once, written after approval."""
 
+    read_only_url_tail = "be edited. Read it with read_file instead."
+
     def _plan_file(self, path: Path, cache: ReadCache) -> ChangePlan:
         p = self.params
         if not gate(cache, path, "editing"):
@@ -101,11 +103,6 @@ class EditInvocation(ChangeInvocation[EditParams]):
                           real=snap.real, note=note)
 
     async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
-        _, scheme = router.lookup(url)
-        if scheme.read_only:
-            raise ToolRefusal(ErrorCode.FILE_WRITE_FAILURE,
-                              f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
-                              "be edited. Read it with read_file instead.")
         resolved = await router.resolve(url)
         if resolved.text is None or not resolved.full:
             what = "is not plain text" if resolved.text is None else "resolved to a partial view"

@@ -23,7 +23,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -127,9 +126,6 @@ class GlobInvocation(ToolInvocation[GlobParams]):
 
     def locations(self) -> list[Path]:
         return [self.base]
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         try:

@@ -26,7 +26,6 @@ from agent_ext.core import (
     Kind,
     Params,
     ParamsError,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -175,9 +174,6 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         if self.target.url is not None and _router(self.ctx) is not None:
             return target_locations(self.ctx, self.target)
         return [self.target.path] if self.target.path is not None else []
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         query = self.query()

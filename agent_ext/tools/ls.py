@@ -21,7 +21,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -117,9 +116,6 @@ class LsInvocation(ToolInvocation[LsParams]):
 
     def locations(self) -> list[Path]:
         return [self.directory]
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         return await asyncio.to_thread(self._run)

@@ -48,7 +48,7 @@ from agent_ext.urls import PathArg, URLError, URLRouter
 
 from ._ignore import ReadDenied
 from ._render import number_lines
-from ._targets import parse_target, session_service, target_locations
+from ._targets import parse_target, session_service, target_locations, target_tier
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
@@ -129,12 +129,7 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
-        if self.target.url is None:
-            return Tier.READ
-        try:
-            return session_service(self.ctx, URLRouter).tier_for(self.target.url)
-        except URLError:
-            return Tier.EXEC
+        return target_tier(self.ctx, self.target, Tier.READ)
 
     async def execute(self, control: ExecControl) -> ToolResult:
         if self.target.url is not None:

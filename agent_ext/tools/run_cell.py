@@ -33,7 +33,6 @@ from agent_ext.core import (
     Params,
     Part,
     TextPart,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -100,9 +99,6 @@ class RunCellInvocation(ToolInvocation[RunCellParams]):
     def description(self) -> str:
         return (f"run_cell {self.params.cell_id}" if self.params.cell_id is not None
                 else "run_cell (code)")
-
-    def tier(self) -> Tier:
-        return Tier.EXEC
 
     def locations(self) -> list[Path]:
         if self.params.cell_id is None:

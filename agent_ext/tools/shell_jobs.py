@@ -372,9 +372,6 @@ class _ShellOutputInvocation(ToolInvocation[ShellOutputParams]):
     def description(self) -> str:
         return f"shell_output {self.params.job_id}"
 
-    def tier(self) -> Tier:
-        return Tier.READ
-
     async def execute(self, control: ExecControl) -> ToolResult:
         jobs = ShellJobs.of(self.ctx)
         job = jobs.get(self.params.job_id)

@@ -18,8 +18,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -122,12 +120,6 @@ def todo_list(ctx: ToolContext) -> TodoList:
 class _TodoWriteInvocation(ToolInvocation[TodoWriteParams]):
     def description(self) -> str:
         return f"todo_write ({len(self.params.todos)} items)"
-
-    def tier(self) -> Tier:
-        return Tier.READ
-
-    def default_permission(self) -> Permission:
-        return Permission.ALLOW
 
     async def execute(self, control: ExecControl) -> ToolResult:
         items = tuple(TodoItem(t.content.strip(), t.status, (t.active_form or "").strip())

@@ -29,7 +29,6 @@ from agent_ext.core import (
     Kind,
     Params,
     Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -137,9 +136,6 @@ class _WebFetchInvocation(ToolInvocation[WebFetchParams]):
 
     def url(self) -> str:
         return self.params.url
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     def default_permission(self) -> Permission:
         return Permission.ASK

@@ -61,11 +61,6 @@ class WriteFileInvocation(ChangeInvocation[WriteFileParams]):
                           real=snap.real, verb="overwriting", require_full=True)
 
     async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
-        _, scheme = router.lookup(url)
-        if scheme.read_only:
-            raise ToolRefusal(ErrorCode.FILE_WRITE_FAILURE,
-                              f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
-                              "be written.")
         try:
             current = (await router.resolve(url)).text
         except URLError:
