@@ -141,11 +141,7 @@ class ShellJobs:
     @classmethod
     def of(cls, ctx: ToolContext) -> ShellJobs:
         """The session's registry, created on first use."""
-        found = ctx.service(ShellJobs)
-        if found is None:
-            found = cls()
-            ctx.services[ShellJobs] = found
-        return found
+        return ctx.service_or_create(ShellJobs, cls)
 
     # -- logs --------------------------------------------------------------------------------
 

@@ -110,11 +110,7 @@ class TodoWriteTool(Tool[TodoWriteParams]):
 
 def todo_list(ctx: ToolContext) -> TodoList:
     """The session's list, created on first use."""
-    found = ctx.service(TodoList)
-    if found is None:
-        found = TodoList()
-        ctx.services[TodoList] = found
-    return found
+    return ctx.service_or_create(TodoList, TodoList)
 
 
 class _TodoWriteInvocation(ToolInvocation[TodoWriteParams]):
