@@ -49,8 +49,8 @@ from agent_ext.notebook.schemes import register_notebook_schemes
 from agent_ext.permissions import PermissionPolicy, RulePolicy
 from agent_ext.settings import MCP_JSON, TOOL_SEARCHES, Settings, load_settings
 from agent_ext.tools import register_builtins
-from agent_ext.tools._files import ReadAsked
 from agent_ext.tools._ignore import ReadDenied
+from agent_ext.tools._targets import ReadAsked
 from agent_ext.tools.shell_jobs import ShellJobs
 from agent_ext.tools.todo_write import TodoList
 from agent_ext.trust import (

@@ -14,7 +14,7 @@ from .function_tool import FunctionTool, tool
 from .kinds import CONCURRENCY_SAFE_KINDS, MUTATOR_KINDS, Kind, Permission, Tier
 from .params import Params, ParamsError
 from .registry import Registry
-from .result import ImagePart, Part, RememberedCall, TextPart, ToolError, ToolResult
+from .result import ImagePart, Part, RememberedCall, TextPart, ToolError, ToolRefusal, ToolResult
 from .tool import (
     ConfirmationDetails,
     ExecControl,
@@ -48,6 +48,7 @@ __all__ = [
     "ToolError",
     "ToolInvocation",
     "ToolLoadError",
+    "ToolRefusal",
     "ToolRegistrationError",
     "ToolResult",
     "UnknownToolError",

@@ -37,7 +37,6 @@ class FunctionTool(Tool[dict[str, Any]]):
         parameters: Mapping[str, Any] | None = None,
         kind: Kind = Kind.OTHER,
         read_only: bool = False,
-        concurrency_safe: bool = False,
         defer: bool = True,
         search_hint: str = "",
         server: str | None = None,
@@ -50,7 +49,6 @@ class FunctionTool(Tool[dict[str, Any]]):
         self.description = description or summary
         self.kind = kind
         self.read_only = read_only
-        self.concurrency_safe = concurrency_safe
         self.defer = defer
         self.search_hint = search_hint
         self.server = server

@@ -23,7 +23,8 @@ class Kind(str, enum.Enum):
 #: Kinds whose calls change the world outside the conversation.
 MUTATOR_KINDS: frozenset[Kind] = frozenset({Kind.EDIT, Kind.DELETE, Kind.MOVE, Kind.EXECUTE})
 
-#: Kinds whose calls may run side by side. THINK is left out: some think tools write.
+#: Kinds whose calls only look, so a read-only tool of one runs side by side with others.
+#: THINK is left out: some think tools write.
 CONCURRENCY_SAFE_KINDS: frozenset[Kind] = frozenset({Kind.READ, Kind.SEARCH, Kind.FETCH})
 
 

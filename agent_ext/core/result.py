@@ -96,3 +96,26 @@ class ToolResult:
         if isinstance(self.llm_content, str):
             return self.llm_content
         return "\n".join(p.text for p in self.llm_content if isinstance(p, TextPart))
+
+
+class ToolRefusal(Exception):  # noqa: N818  a refusal is the outcome, not a fault of ours
+    """A call refused for the model: a stable ``code`` and a message that says what to do next.
+
+    Raised anywhere below a tool's ``execute`` (file checks, notebook edits, URL schemes); the
+    tool turns it into the error result the model reads (``result()``).
+    """
+
+    def __init__(self, code: str, message: str, *,
+                 remembered_as: RememberedCall | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        #: How the model's history keeps the refused call (see ``RememberedCall``).
+        self.remembered_as = remembered_as
+
+    def __str__(self) -> str:
+        return self.message
+
+    def result(self) -> ToolResult:
+        """The error result the model receives for this refusal."""
+        return ToolResult.fail(self.code, self.message, remembered_as=self.remembered_as)

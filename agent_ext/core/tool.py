@@ -5,8 +5,13 @@ arguments into a ``ToolInvocation``. ``build()`` validates first and never raise
 come back as an ``invalid_tool_params`` result the model can act on. A built invocation is
 trusted; it tells the permission layer what it touches and runs with ``execute()``.
 
-Defaults fail closed: a tool is not read-only and not concurrency-safe unless it says so, and an
-invocation asks for permission and counts as the exec tier unless it says otherwise.
+Four things classify a tool and its calls, each saying something the others do not: ``kind`` is
+what the tool does (the UI shows it); ``read_only`` says it changes nothing outside the
+conversation, so its calls are allowed unasked; an invocation's ``tier()`` is how much that one
+call can do (a shell call that only lists files is the read tier); and concurrency safety is not
+declared but derived: a read-only tool of a kind that only looks (``CONCURRENCY_SAFE_KINDS``)
+runs side by side with others. Defaults fail closed: a tool is not read-only unless it says so,
+and an invocation asks for permission and counts as the exec tier unless it says otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from .errors import ErrorCode
-from .kinds import CONCURRENCY_SAFE_KINDS, Kind, Permission, Tier
+from .kinds import CONCURRENCY_SAFE_KINDS, MUTATOR_KINDS, Kind, Permission, Tier
 from .params import (
     MAX_STRING_CHARS,
     Params,
@@ -202,8 +207,8 @@ class Tool(abc.ABC, Generic[P]):
     description: str = ""
     kind: Kind = Kind.OTHER
     params_model: type[Params] | None = None
+    #: Calls change nothing outside the conversation: allowed unasked, at the read tier.
     read_only: bool = False
-    concurrency_safe: bool = False
     #: Deferred tools are left out of the declarations until revealed by tool_search.
     defer: bool = False
     #: Never deferred, even when registered with ``defer=True`` (tool_search itself).
@@ -221,6 +226,11 @@ class Tool(abc.ABC, Generic[P]):
     compact_description: str = ""
     #: Parameter descriptions the compact profile sends (by name); all others are dropped.
     compact_params: ClassVar[Mapping[str, str]] = {}
+
+    @property
+    def concurrency_safe(self) -> bool:
+        """Whether calls may run side by side: a read-only tool whose kind only looks."""
+        return self.read_only and self.kind in CONCURRENCY_SAFE_KINDS
 
     def parameters_schema(self) -> dict[str, Any]:
         if self.params_model is None:
@@ -281,8 +291,8 @@ class Tool(abc.ABC, Generic[P]):
             found.append("it has no name")
         if not self.description:
             found.append("it has no description")
-        if self.concurrency_safe and self.kind not in CONCURRENCY_SAFE_KINDS:
-            found.append(f"kind {self.kind.value!r} cannot be concurrency-safe")
+        if self.read_only and self.kind in MUTATOR_KINDS:
+            found.append(f"kind {self.kind.value!r} changes things, so it cannot be read-only")
         try:
             schema = self.parameters_schema()
         except Exception as exc:  # noqa: BLE001  reported with the others, not raised alone

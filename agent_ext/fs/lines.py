@@ -23,6 +23,14 @@ CHUNK_BYTES = 256 * 1024
 _SAMPLE_BYTES = 1024 * 1024
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines as a reader counts them: a final newline ends the last line, it adds none."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 @dataclass(frozen=True)
 class LineScan:
     """What one pass over a text file found: ``total`` lines, the bytes' ``digest``, how it

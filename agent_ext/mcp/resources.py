@@ -75,8 +75,8 @@ class McpScheme:
 
     async def resolve(self, url: ParsedURL, selector: Any) -> Resolved:
         if not url.hierarchical:
-            raise URLError(f"{url.href!r} is not an mcp:// address; use {FORMS}.",
-                           ErrorCode.INVALID_TOOL_PARAMS)
+            raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                           f"{url.href!r} is not an mcp:// address; use {FORMS}.")
         rest = url.href.strip().split("://", 1)[1]
         server, _, tail = rest.partition("/")
         if not server:
@@ -101,8 +101,9 @@ class McpScheme:
         conns = self._connections()
         if name not in conns:
             known = ", ".join(sorted(conns)) or "none are configured"
-            raise URLError(f"no MCP server named {name!r} (servers: {known}); list them with "
-                           "mcp://", ErrorCode.FILE_NOT_FOUND)
+            raise URLError(ErrorCode.FILE_NOT_FOUND,
+                           f"no MCP server named {name!r} (servers: {known}); list them with "
+                           "mcp://")
         return conns[name]
 
     def _servers(self) -> str:
@@ -154,14 +155,14 @@ class McpScheme:
             prompts = await self._all(conn, "prompts")
             found = next((p for p in prompts if p.name == unquote(value)), None)
             if found is None:
-                raise URLError(f"MCP server {conn.name!r} has no prompt {unquote(value)!r}; "
-                               f"list them with mcp://{conn.name}/?prompts",
-                               ErrorCode.FILE_NOT_FOUND)
+                raise URLError(ErrorCode.FILE_NOT_FOUND,
+                               f"MCP server {conn.name!r} has no prompt {unquote(value)!r}; "
+                               f"list them with mcp://{conn.name}/?prompts")
             return _prompt(found, detail=True)
         if key in ("resources", "templates"):
             return await self._index(conn)
-        raise URLError(f"unknown query ?{query} in an mcp:// address; use {FORMS}.",
-                       ErrorCode.INVALID_TOOL_PARAMS)
+        raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                       f"unknown query ?{query} in an mcp:// address; use {FORMS}.")
 
     async def _capabilities(self, conn: ServerConnection) -> types.ServerCapabilities:
         async def caps(client: Any) -> types.ServerCapabilities:
@@ -189,9 +190,10 @@ class McpScheme:
         try:
             return await conn.request(fn)
         except (ServerUnavailableError, ConnectionLostError) as exc:
-            raise URLError(str(exc)) from None
+            raise URLError(ErrorCode.READ_CONTENT_FAILURE, str(exc)) from None
         except MCPError as exc:
-            raise URLError(f"MCP server {conn.name!r} answered with an error: {exc.message}"
+            raise URLError(ErrorCode.READ_CONTENT_FAILURE,
+                           f"MCP server {conn.name!r} answered with an error: {exc.message}"
                            ) from None
 
     # -- reading --------------------------------------------------------------------------------
@@ -205,14 +207,15 @@ class McpScheme:
             try:
                 result: types.ReadResourceResult = await conn.request(_reader(candidate))
             except (ServerUnavailableError, ConnectionLostError) as exc:
-                raise URLError(str(exc)) from None
+                raise URLError(ErrorCode.READ_CONTENT_FAILURE, str(exc)) from None
             except MCPError as exc:
                 last = exc
                 continue
             return _resolved(conn.name, result, selector)
         message = last.message if last is not None else "not found"
-        raise URLError(f"MCP server {conn.name!r} could not read {uri!r}: {message}. List its "
-                       f"resources with mcp://{conn.name}/", ErrorCode.FILE_NOT_FOUND)
+        raise URLError(ErrorCode.FILE_NOT_FOUND,
+                       f"MCP server {conn.name!r} could not read {uri!r}: {message}. List its "
+                       f"resources with mcp://{conn.name}/")
 
 
 def _lister(what: str, cursor: str | None) -> Callable[[Any], Any]:

@@ -22,7 +22,6 @@ from agent_ext.core import (
     Kind,
     Permission,
     Registry,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -71,7 +70,6 @@ class McpTool(Tool[dict[str, Any]]):
         self.search_hint = " ".join(w for w in (self.connection.name, title) if w)
         read_only = bool(spec.annotations and spec.annotations.read_only_hint)
         self.read_only = read_only
-        self.concurrency_safe = read_only
         self.kind = Kind.READ if read_only else Kind.OTHER
         schema = dict(spec.input_schema or {})
         if "type" not in schema:
@@ -98,9 +96,6 @@ class McpInvocation(ToolInvocation[dict[str, Any]]):
 
     def default_permission(self) -> Permission:
         return Permission.ASK
-
-    def tier(self) -> Tier:
-        return Tier.READ if self.tool.read_only else Tier.EXEC
 
     async def confirmation_details(self) -> ConfirmationDetails:
         tool = self.tool

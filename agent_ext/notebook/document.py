@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from agent_ext.core import ToolRefusal
+
 
 @dataclass(frozen=True)
 class CellData:
@@ -72,20 +74,12 @@ class NotebookSnapshot:
         return "python"
 
 
-class NotebookError(Exception):
-    """A notebook operation that failed; ``code`` is the error code a tool result carries.
+class NotebookError(ToolRefusal):
+    """A notebook operation that failed, refused for the model like any other tool refusal.
 
     Codes: ``notebook_cell_not_found``, ``notebook_invalid_json``, ``notebook_edit_failure``,
     ``file_not_found``, ``file_changed_since_read``, ``notebook_not_open``.
     """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @runtime_checkable

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,36 +74,37 @@ def holds(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
         return False
     if pattern.matches(root) or pattern.matches(os.path.realpath(root)):
         return True
+    for path in _walk(root):
+        if path is None:
+            return True
+        target = os.path.realpath(path)
+        if pattern.matches(path) or pattern.matches(target):
+            return True
+        if target != path and not inside(target, [root]) and Path(target).is_dir() and (
+                could_hold(pattern, shape, target)):
+            return True
+    return False
+
+
+def _walk(folder: str) -> Iterator[str | None]:
+    """The paths below ``folder`` (none when it is not a folder), the first ``MAX_WALK`` of
+    them, then None when there are more."""
     seen = 0
-    for top, dirs, files in os.walk(root):
+    for top, dirs, files in os.walk(folder):
         for name in (*dirs, *files):
             seen += 1
-            path = posixpath.join(top, name)
-            target = os.path.realpath(path)
-            if seen > MAX_WALK or pattern.matches(path) or pattern.matches(target):
-                return True
-            if target != path and not inside(target, [root]) and Path(target).is_dir() and (
-                    could_hold(pattern, shape, target)):
-                return True
-    return False
+            if seen > MAX_WALK:
+                yield None
+                return
+            yield posixpath.join(top, name)
 
 
 def _links_lead(pattern: PathPattern, shape: SpecShape, folder: str) -> bool:
     """Whether a symbolic link below ``folder`` leads to what the rule names (readers that
     follow links, `grep -R`, `tar -h`, reach it); the first ``MAX_WALK`` entries are looked at.
     """
-    if not Path(folder).is_dir():
-        return False
-    seen = 0
-    for top, dirs, files in os.walk(folder):
-        for name in (*dirs, *files):
-            seen += 1
-            if seen > MAX_WALK:
-                return False
-            path = posixpath.join(top, name)
-            if Path(path).is_symlink() and could_hold(pattern, shape, os.path.realpath(path)):
-                return True
-    return False
+    return any(path is not None and Path(path).is_symlink()
+               and could_hold(pattern, shape, os.path.realpath(path)) for path in _walk(folder))
 
 
 def _maybe(pattern: PathPattern, shape: SpecShape, unknown: Unknown) -> bool:
@@ -166,17 +167,9 @@ def holds_protected(folder: str, roots: tuple[str, ...]) -> str | None:
     """
     if any(inside(root, [folder]) for root in roots):
         return f"{folder} (it holds the project's .git/, .agent_ext/ and .mcp.json)"
-    if not Path(folder).is_dir():
-        return None
-    seen = 0
-    for top, dirs, files in os.walk(folder):
-        for name in (*dirs, *files):
-            seen += 1
-            if seen > MAX_WALK:
-                return None
-            if name.casefold() in PROTECTED_NAMES:
-                return posixpath.join(top, name)
-    return None
+    return next((path for path in _walk(folder)
+                 if path is not None and posixpath.basename(path).casefold() in PROTECTED_NAMES),
+                None)
 
 
 def allow_blocker(touched: Touched, *, edit_allowed: Callable[[str], bool],

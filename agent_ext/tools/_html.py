@@ -19,6 +19,8 @@ _BLOCK = frozenset({"p", "div", "section", "article", "main", "header", "footer"
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed",
                    "param", "source", "track", "wbr"})
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")
+#: The markdown mark of an inline tag, written where it opens and again where it closes.
+_INLINE_MARKS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
 _BLANKS = re.compile(r"\n{3,}")
 
 
@@ -66,7 +68,7 @@ class _Converter(HTMLParser):
         if tag == "title":
             self._in_title = True
             return
-        if self._skip:
+        if self._skip or self._inline_mark(tag):
             return
         attr = dict(attrs)
         if tag in _BLOCK:
@@ -89,12 +91,6 @@ class _Converter(HTMLParser):
             self._break(2)
             self.out.append("```\n")
             self._pre += 1
-        elif tag == "code" and not self._pre:
-            self.out.append("`")
-        elif tag in ("strong", "b"):
-            self.out.append("**")
-        elif tag in ("em", "i"):
-            self.out.append("*")
         elif tag == "a":
             self._links.append((len(self.out), attr.get("href") or ""))
         elif tag == "br":
@@ -127,7 +123,7 @@ class _Converter(HTMLParser):
         if tag == "title":
             self._in_title = False
             return
-        if self._skip:
+        if self._skip or self._inline_mark(tag):
             return
         if tag in _BLOCK or tag in ("h1", "h2", "h3", "h4", "h5", "h6", "blockquote"):
             self._break(2)
@@ -139,14 +135,16 @@ class _Converter(HTMLParser):
             self._pre -= 1
             self._break(1)
             self.out.append("```\n\n")
-        elif tag == "code" and not self._pre:
-            self.out.append("`")
-        elif tag in ("strong", "b"):
-            self.out.append("**")
-        elif tag in ("em", "i"):
-            self.out.append("*")
         elif tag == "a" and self._links:
             self._close_link()
+
+    def _inline_mark(self, tag: str) -> bool:
+        """Write the mark of an inline tag (code outside ``pre``, bold, italic), the same where
+        it opens and where it closes; whether ``tag`` was one."""
+        mark = "`" if tag == "code" and not self._pre else _INLINE_MARKS.get(tag)
+        if mark is not None:
+            self.out.append(mark)
+        return mark is not None
 
     def _close_link(self) -> None:
         start, href = self._links.pop()

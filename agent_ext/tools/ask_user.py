@@ -18,8 +18,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -78,12 +76,6 @@ class AskUserTool(Tool[AskUserParams]):
 class _AskUserInvocation(ToolInvocation[AskUserParams]):
     def description(self) -> str:
         return f"ask_user: {self.params.question}"
-
-    def tier(self) -> Tier:
-        return Tier.READ
-
-    def default_permission(self) -> Permission:
-        return Permission.ALLOW
 
     def question(self) -> Question:
         p = self.params

@@ -26,20 +26,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
+from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext, ToolRefusal
 from agent_ext.fs import ReadCache
 from agent_ext.fs.matching import apply_edit, find_edit
 from agent_ext.urls import ParsedURL, URLRouter
 
-from ._files import (
-    ChangeInvocation,
-    ChangePlan,
-    RefusalError,
-    edited_region,
-    gate,
-    parse_write_target,
-    read_checked,
-)
+from ._change import ChangeInvocation, ChangePlan, gate, read_checked
+from ._render import edited_region
+from ._targets import parse_write_target
 
 #: The largest file edit works on, in bytes and in lines (see the module's docstring).
 MAX_EDIT_BYTES = 5 * 2**20
@@ -79,11 +73,13 @@ class EditTool(Tool[EditParams]):
 class EditInvocation(ChangeInvocation[EditParams]):
     """One edit: planned (read, matched, encoded) once, written after approval."""
 
+    read_only_url_tail = "be edited. Read it with read_file instead."
+
     def _plan_file(self, path: Path, cache: ReadCache) -> ChangePlan:
         p = self.params
         if not gate(cache, path, "editing"):
             if p.old_string:
-                raise RefusalError(
+                raise ToolRefusal(
                     ErrorCode.FILE_NOT_FOUND,
                     f"File not found: {path}. Check the path (relative paths start at "
                     f"{self.ctx.cwd}); to create a new file, call edit with an empty old_string "
@@ -96,7 +92,7 @@ class EditInvocation(ChangeInvocation[EditParams]):
         text = snap.text.text
         _check_size(path, len(snap.data), text.count("\n") + (not text.endswith("\n")))
         if not p.old_string:
-            raise RefusalError(
+            raise ToolRefusal(
                 ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
                 f"{path} already exists, so an empty old_string cannot create it. To change "
                 "it, put the text to replace in old_string; to replace all of it, use "
@@ -107,20 +103,15 @@ class EditInvocation(ChangeInvocation[EditParams]):
                           real=snap.real, note=note)
 
     async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
-        _, scheme = router.lookup(url)
-        if scheme.read_only:
-            raise RefusalError(ErrorCode.FILE_WRITE_FAILURE,
-                               f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
-                               "be edited. Read it with read_file instead.")
         resolved = await router.resolve(url)
         if resolved.text is None or not resolved.full:
             what = "is not plain text" if resolved.text is None else "resolved to a partial view"
-            raise RefusalError(ErrorCode.EDIT_PREPARATION_FAILURE,
-                               f"{url.href} {what}, so it cannot be edited as text.")
+            raise ToolRefusal(ErrorCode.EDIT_PREPARATION_FAILURE,
+                              f"{url.href} {what}, so it cannot be edited as text.")
         if not self.params.old_string:
-            raise RefusalError(ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
-                               f"{url.href} already exists, so an empty old_string cannot create "
-                               "it. Put the text to replace in old_string, or use write_file.")
+            raise ToolRefusal(ErrorCode.ATTEMPT_TO_CREATE_EXISTING_FILE,
+                              f"{url.href} already exists, so an empty old_string cannot create "
+                              "it. Put the text to replace in old_string, or use write_file.")
         new, note = _apply(resolved.text, self.params)
         return ChangePlan(target=url.href, original=resolved.text, proposed=new, url=url,
                           note=note, resolved=True)
@@ -154,12 +145,12 @@ def _apply(content: str, p: EditParams) -> tuple[str, str]:
     """The content with the edit applied, and what the model should know about the match."""
     found = find_edit(content, p.old_string, p.new_string, replace_all=p.replace_all)
     if found.error is not None:
-        raise RefusalError(found.error, found.message)
+        raise ToolRefusal(found.error, found.message)
     new = apply_edit(content, found)
     if new == content:
-        raise RefusalError(ErrorCode.EDIT_NO_CHANGE,
-                           "The edit leaves the content identical, so nothing was changed. Put "
-                           "the text you want in new_string.")
+        raise ToolRefusal(ErrorCode.EDIT_NO_CHANGE,
+                          "The edit leaves the content identical, so nothing was changed. Put "
+                          "the text you want in new_string.")
     fuzzy = any(m.stage != "literal" for m in found.matches)
     return new, found.message if fuzzy or len(found.matches) > 1 else ""
 
@@ -170,7 +161,7 @@ def _check_size(path: Path, size: int, lines: int | None = None) -> None:
         return
     lines = _count_lines(path) if lines is None else lines
     has = f"{size / 2**20:,.1f} MB" + (f" with {lines:,} lines" if lines is not None else "")
-    raise RefusalError(
+    raise ToolRefusal(
         ErrorCode.EDIT_PREPARATION_FAILURE,
         f"{path} is {has}; edit works on files up to {MAX_EDIT_BYTES // 2**20} MB and "
         f"{MAX_EDIT_LINES:,} lines, so nothing was changed. Change it with the shell tool "

@@ -23,7 +23,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -55,7 +54,6 @@ class GlobTool(Tool[GlobParams]):
     kind = Kind.SEARCH
     params_model = GlobParams
     read_only = True
-    concurrency_safe = True
     search_hint = "find files names paths pattern wildcard list"
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -128,9 +126,6 @@ class GlobInvocation(ToolInvocation[GlobParams]):
 
     def locations(self) -> list[Path]:
         return [self.base]
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         try:

@@ -26,7 +26,6 @@ from agent_ext.core import (
     Kind,
     Params,
     ParamsError,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -35,7 +34,6 @@ from agent_ext.core import (
 from agent_ext.fs import ReadCache
 from agent_ext.urls import PathArg, URLError, URLRouter, parse_path_arg
 
-from ._files import ReadAsked, refuse_control_characters, target_locations
 from ._grep_hits import Found
 from ._ignore import ReadDenied
 from ._pygrep import (
@@ -50,6 +48,7 @@ from ._pygrep import (
     spans_lines,
 )
 from ._rg import RgError, find_rg, search
+from ._targets import ReadAsked, refuse_control_characters, target_locations
 
 DEFAULT_TIMEOUT = 60.0
 #: Longer lines are cut to this many characters and marked with "...".
@@ -90,7 +89,6 @@ class GrepTool(Tool[GrepParams]):
     kind = Kind.SEARCH
     params_model = GrepParams
     read_only = True
-    concurrency_safe = True
     search_hint = "search find regex ripgrep rg text code content pattern occurrences"
     max_output_chars = 20_000
     truncate_keep = "head"
@@ -176,9 +174,6 @@ class GrepInvocation(ToolInvocation[GrepParams]):
         if self.target.url is not None and _router(self.ctx) is not None:
             return target_locations(self.ctx, self.target)
         return [self.target.path] if self.target.path is not None else []
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         query = self.query()

@@ -21,7 +21,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -47,7 +46,6 @@ class LsTool(Tool[LsParams]):
     kind = Kind.READ
     params_model = LsParams
     read_only = True
-    concurrency_safe = True
     search_hint = "list directory folder contents files dir"
 
     def check(self, params: LsParams, ctx: ToolContext) -> str | None:
@@ -118,9 +116,6 @@ class LsInvocation(ToolInvocation[LsParams]):
 
     def locations(self) -> list[Path]:
         return [self.directory]
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         return await asyncio.to_thread(self._run)

@@ -10,7 +10,6 @@ first edit, and the model is told the new ids.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +27,7 @@ from agent_ext.core import (
     Tier,
     Tool,
     ToolContext,
-    ToolInvocation,
+    ToolRefusal,
     ToolResult,
 )
 from agent_ext.notebook.document import CellData, NotebookDocument, NotebookError
@@ -49,7 +48,9 @@ from agent_ext.notebook.session import (
     open_notebook,
 )
 
-from ._files import refuse_control_characters, shown, unified_diff
+from ._change import PlannedInvocation
+from ._render import shown, unified_diff
+from ._targets import refuse_control_characters
 
 _RENAMES_SHOWN = 20
 #: A cell read back after an edit is quoted whole up to this size, else named by its ends.
@@ -126,7 +127,7 @@ class NotebookEditTool(Tool[NotebookEditParams]):
         return NotebookEditInvocation(self, params, ctx, ctx.resolve(text) if text else None)
 
 
-class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
+class NotebookEditInvocation(PlannedInvocation[NotebookEditParams, EditPlan]):
     """One cell edit: planned once for the diff, re-checked and applied after approval."""
 
     def __init__(self, tool: Tool[NotebookEditParams], params: NotebookEditParams,
@@ -134,8 +135,6 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
         super().__init__(tool, params, ctx)
         self.path = path
         self._doc: NotebookDocument | None = None
-        self._plan: EditPlan | NotebookError | None = None
-        self._override: str | None = None
         self._current: str | None = None
 
     def description(self) -> str:
@@ -195,42 +194,24 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
             self._doc = open_notebook(self.ctx, os.fspath(self.path) if self.path else None)
         return self._doc
 
-    async def plan(self) -> EditPlan:
-        """The checked edit, computed once; raises NotebookError."""
-        if self._plan is None:
-            try:
-                path = self._notebook_path()
-                unread = (notebook_reads(self.ctx).unread(path, address=self._address())
-                          if path is not None else None)
-                if unread is not None:
-                    raise NotebookError(*unread)
-                snapshot = await self.document().read()
-                self._plan = plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
-                                       address=self._address())
-            except NotebookError as err:
-                self._plan = err
-            except Exception as err:  # noqa: BLE001  any failure to prepare is the model's error
-                self._plan = NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,
-                                           f"Could not prepare the notebook edit: "
-                                           f"{type(err).__name__}: {err}")
-        if isinstance(self._plan, NotebookError):
-            raise self._plan
-        return self._plan
+    async def _make_plan(self) -> EditPlan:
+        path = self._notebook_path()
+        unread = (notebook_reads(self.ctx).unread(path, address=self._address())
+                  if path is not None else None)
+        if unread is not None:
+            raise NotebookError(*unread)
+        snapshot = await self.document().read()
+        return plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
+                         address=self._address())
 
-    async def preflight(self) -> ToolResult | None:
-        try:
-            await self.plan()
-        except NotebookError as err:
-            return ToolResult.fail(err.code, err.message)
-        return None
+    def _preparation_failure(self, exc: Exception) -> ToolRefusal:
+        return NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,
+                             f"Could not prepare the notebook edit: {type(exc).__name__}: {exc}")
 
-    async def confirmation_details(self) -> ConfirmationDetails:
-        try:
-            plan = await self.plan()
-        except NotebookError as err:
-            return ConfirmationDetails(kind="info", title="notebook_edit will fail",
-                                       summary=err.message, tool_name=self.tool.name,
-                                       file_path=self._notebook_path())
+    def _refusal_path(self) -> str | None:
+        return self._notebook_path()
+
+    async def _plan_details(self, plan: EditPlan) -> ConfirmationDetails:
         diff, added, removed = _diff(plan, self._label(plan))
         upgrade = not plan.snapshot.persistent_ids and plan.snapshot.nbformat == 4
         label = plan_label(plan)
@@ -251,14 +232,10 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
                    "added": added, "removed": removed, "created": False,
                    "adds_cell_ids": upgrade})
 
-    def with_modification(self, proposed: str) -> NotebookEditInvocation | None:
+    def _takes_modification(self) -> bool:
         if self.params.edit_mode not in ("replace", "insert"):
-            return None
-        if isinstance(self._plan, EditPlan) and not self._plan.takes_source:
-            return None
-        other = copy.copy(self)
-        other._override = proposed
-        return other
+            return False
+        return not (isinstance(self._plan, EditPlan) and not self._plan.takes_source)
 
     async def execute(self, control: ExecControl) -> ToolResult:
         try:
@@ -266,8 +243,8 @@ class NotebookEditInvocation(ToolInvocation[NotebookEditParams]):
             applied = await apply_edit(self.document(), plan, notebook_reads(self.ctx),
                                        source=self._override,
                                        changes=notebook_changes(self.ctx), notebook=self._name())
-        except NotebookError as err:
-            return ToolResult.fail(err.code, err.message)
+        except ToolRefusal as err:
+            return err.result()
         sync_read_cache(self.ctx, self.document())
         diff, _, _ = _diff(applied.plan, self._label(applied.plan))
         modified = self._override is not None and self._override != plan.proposed

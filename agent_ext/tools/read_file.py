@@ -35,25 +35,20 @@ from agent_ext.core import (
     Tool,
     ToolContext,
     ToolInvocation,
+    ToolRefusal,
     ToolResult,
 )
 from agent_ext.fs import LineRange, ReadCache, Selector, decode_text, sniff_binary
 from agent_ext.fs.cache import content_digest
-from agent_ext.fs.lines import pick_lines, scan_lines
+from agent_ext.fs.lines import pick_lines, scan_lines, split_lines
+from agent_ext.fs.snapshot import open_regular
 from agent_ext.notebook import VIEW_FORMS, NotebookView, split_view
 from agent_ext.notebook.reading import notebook_read_result
 from agent_ext.urls import PathArg, URLError, URLRouter
 
-from ._files import (
-    RefusalError,
-    number_lines,
-    open_regular,
-    parse_target,
-    session_service,
-    split_lines,
-    target_locations,
-)
 from ._ignore import ReadDenied
+from ._render import number_lines
+from ._targets import parse_target, session_service, target_locations, target_tier
 
 DEFAULT_LIMIT = 2_000
 MAX_OUTPUT_CHARS = 256_000
@@ -82,7 +77,6 @@ class ReadFileTool(Tool[ReadFileParams]):
     kind = Kind.READ
     params_model = ReadFileParams
     read_only = True
-    concurrency_safe = True
     search_hint = "view cat open show file contents lines image notebook"
     max_output_chars = math.inf  # bounded and paged here
 
@@ -135,12 +129,7 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
         return target_locations(self.ctx, self.target)
 
     def tier(self) -> Tier:
-        if self.target.url is None:
-            return Tier.READ
-        try:
-            return session_service(self.ctx, URLRouter).tier_for(self.target.url)
-        except URLError:
-            return Tier.EXEC
+        return target_tier(self.ctx, self.target, Tier.READ)
 
     async def execute(self, control: ExecControl) -> ToolResult:
         if self.target.url is not None:
@@ -163,8 +152,8 @@ class ReadFileInvocation(ToolInvocation[ReadFileParams]):
             denied = self.ctx.services.get(ReadDenied)
             return ToolResult.fail(ErrorCode.FILE_NOT_FOUND, _not_found(
                 path, self.ctx.cwd, denied if callable(denied) else None))
-        except RefusalError as refusal:
-            return ToolResult.fail(refusal.code, refusal.message)
+        except ToolRefusal as refusal:
+            return refusal.result()
         except OSError as err:
             return ToolResult.fail(ErrorCode.READ_CONTENT_FAILURE,
                                    f"Could not read {path}: {err.strerror or err}.")

@@ -33,7 +33,6 @@ from agent_ext.core import (
     Params,
     Part,
     TextPart,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -47,7 +46,7 @@ from agent_ext.notebook.outputs import ImageBudget, output_pieces
 from agent_ext.notebook.reading import sync_read_cache
 from agent_ext.notebook.session import current_notebook, notebook_provider
 
-from ._files import shown
+from ._render import shown
 
 HEAD_CHARS = 6_000
 TAIL_CHARS = 14_000
@@ -100,9 +99,6 @@ class RunCellInvocation(ToolInvocation[RunCellParams]):
     def description(self) -> str:
         return (f"run_cell {self.params.cell_id}" if self.params.cell_id is not None
                 else "run_cell (code)")
-
-    def tier(self) -> Tier:
-        return Tier.EXEC
 
     def locations(self) -> list[Path]:
         if self.params.cell_id is None:

@@ -24,8 +24,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -118,12 +116,6 @@ class ShellInvocation(ToolInvocation[ShellParams]):
 
     def classifier_input(self) -> str:
         return self.params.command
-
-    def tier(self) -> Tier:
-        return Tier.EXEC
-
-    def default_permission(self) -> Permission:
-        return Permission.ASK
 
     async def confirmation_details(self) -> ConfirmationDetails:
         where = str(self.ctx.cwd)

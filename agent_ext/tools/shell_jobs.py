@@ -141,11 +141,7 @@ class ShellJobs:
     @classmethod
     def of(cls, ctx: ToolContext) -> ShellJobs:
         """The session's registry, created on first use."""
-        found = ctx.service(ShellJobs)
-        if found is None:
-            found = cls()
-            ctx.services[ShellJobs] = found
-        return found
+        return ctx.service_or_create(ShellJobs, cls)
 
     # -- logs --------------------------------------------------------------------------------
 
@@ -360,7 +356,6 @@ class ShellOutputTool(Tool[ShellOutputParams]):
     kind = Kind.READ
     params_model = ShellOutputParams
     read_only = True
-    concurrency_safe = True
     defer = True
     search_hint = "background job output status bash shell log poll"
 
@@ -372,9 +367,6 @@ class ShellOutputTool(Tool[ShellOutputParams]):
 class _ShellOutputInvocation(ToolInvocation[ShellOutputParams]):
     def description(self) -> str:
         return f"shell_output {self.params.job_id}"
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         jobs = ShellJobs.of(self.ctx)

@@ -18,8 +18,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -112,22 +110,12 @@ class TodoWriteTool(Tool[TodoWriteParams]):
 
 def todo_list(ctx: ToolContext) -> TodoList:
     """The session's list, created on first use."""
-    found = ctx.service(TodoList)
-    if found is None:
-        found = TodoList()
-        ctx.services[TodoList] = found
-    return found
+    return ctx.service_or_create(TodoList, TodoList)
 
 
 class _TodoWriteInvocation(ToolInvocation[TodoWriteParams]):
     def description(self) -> str:
         return f"todo_write ({len(self.params.todos)} items)"
-
-    def tier(self) -> Tier:
-        return Tier.READ
-
-    def default_permission(self) -> Permission:
-        return Permission.ALLOW
 
     async def execute(self, control: ExecControl) -> ToolResult:
         items = tuple(TodoItem(t.content.strip(), t.status, (t.active_form or "").strip())

@@ -20,7 +20,6 @@ from agent_ext.core import (
     ExecControl,
     Kind,
     Params,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -76,9 +75,6 @@ class ToolSearchTool(Tool[ToolSearchParams]):
 class _ToolSearchInvocation(ToolInvocation[ToolSearchParams]):
     def description(self) -> str:
         return f"tool_search {self.params.query!r}"
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     async def execute(self, control: ExecControl) -> ToolResult:
         registry = self.ctx.registry

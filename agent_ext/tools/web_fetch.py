@@ -29,7 +29,6 @@ from agent_ext.core import (
     Kind,
     Params,
     Permission,
-    Tier,
     Tool,
     ToolContext,
     ToolInvocation,
@@ -105,7 +104,6 @@ class WebFetchTool(Tool[WebFetchParams]):
     kind = Kind.FETCH
     params_model = WebFetchParams
     read_only = True
-    concurrency_safe = True
     defer = True
     search_hint = "http url download web page browse internet documentation curl"
     max_output_chars = math.inf  # bounded by max_chars
@@ -138,9 +136,6 @@ class _WebFetchInvocation(ToolInvocation[WebFetchParams]):
 
     def url(self) -> str:
         return self.params.url
-
-    def tier(self) -> Tier:
-        return Tier.READ
 
     def default_permission(self) -> Permission:
         return Permission.ASK

@@ -12,20 +12,14 @@ import dataclasses
 import os
 from pathlib import Path
 
-from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext
+from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext, ToolRefusal
 from agent_ext.fs import ReadCache, TextFile, encode_text
+from agent_ext.fs.lines import split_lines
 from agent_ext.urls import ParsedURL, URLError, URLRouter
 
-from ._files import (
-    ChangeInvocation,
-    ChangePlan,
-    RefusalError,
-    edited_region,
-    gate,
-    parse_write_target,
-    read_checked,
-    split_lines,
-)
+from ._change import ChangeInvocation, ChangePlan, gate, read_checked
+from ._render import edited_region
+from ._targets import parse_write_target
 
 
 class WriteFileParams(Params):
@@ -67,11 +61,6 @@ class WriteFileInvocation(ChangeInvocation[WriteFileParams]):
                           real=snap.real, verb="overwriting", require_full=True)
 
     async def _plan_url(self, url: ParsedURL, router: URLRouter) -> ChangePlan:
-        _, scheme = router.lookup(url)
-        if scheme.read_only:
-            raise RefusalError(ErrorCode.FILE_WRITE_FAILURE,
-                               f"{url.scheme}:// resources are read-only, so {url.href!r} cannot "
-                               "be written.")
         try:
             current = (await router.resolve(url)).text
         except URLError:
@@ -110,7 +99,7 @@ def _refuse_a_fragment(existing: str, content: str, path: Path) -> None:
     kept = sum(line in new for line in old)
     if kept >= KEEP_SHARE * len(old):
         return
-    raise RefusalError(
+    raise ToolRefusal(
         ErrorCode.FILE_WRITE_FAILURE,
         f"Not written: content keeps {kept} of the {len(old)} lines of {path}, so the rest "
         "would be lost. To fix some lines, call edit with old_string (the current lines, "

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_ext.core.errors import AgentExtError, ErrorCode
 from agent_ext.core.kinds import Tier
-from agent_ext.core.result import Part
+from agent_ext.core.result import Part, ToolRefusal
 
 from .parse import ParsedURL, extract_scheme, normalize_local, parse_url
 
@@ -83,12 +83,8 @@ class CompletingScheme(URLScheme, Protocol):
     def complete(self, prefix: str) -> list[str]: ...
 
 
-class URLError(AgentExtError):
-    """A URL that cannot be served; ``code`` is the ErrorCode a tool result should carry."""
-
-    def __init__(self, message: str, code: str = ErrorCode.READ_CONTENT_FAILURE) -> None:
-        super().__init__(message)
-        self.code = code
+class URLError(ToolRefusal, AgentExtError):
+    """A URL that cannot be served: the ``code`` a tool result carries and what to do next."""
 
 
 class UnknownSchemeError(URLError):
@@ -98,8 +94,9 @@ class UnknownSchemeError(URLError):
         known = ", ".join(f"{name}://" for name in registered)
         listing = (f"Registered schemes: {known}." if known
                    else "No internal URL schemes are available in this session.")
-        super().__init__(f"Unknown URL scheme {scheme!r} in {text!r}. {listing} For a file path, "
-                         "leave out the scheme prefix.", ErrorCode.INVALID_TOOL_PARAMS)
+        super().__init__(ErrorCode.INVALID_TOOL_PARAMS,
+                         f"Unknown URL scheme {scheme!r} in {text!r}. {listing} For a file path, "
+                         "leave out the scheme prefix.")
         self.scheme = scheme
 
 
@@ -174,7 +171,7 @@ class URLRouter:
         try:
             url = text if isinstance(text, ParsedURL) else parse_url(text)
         except ValueError as err:
-            raise URLError(str(err), ErrorCode.INVALID_TOOL_PARAMS) from None
+            raise URLError(ErrorCode.INVALID_TOOL_PARAMS, str(err)) from None
         scheme = self.get(url.scheme)
         if scheme is None:
             raise UnknownSchemeError(url.scheme, url.href, self.names())
@@ -189,8 +186,9 @@ class URLRouter:
         """Write ``content`` to the resource at ``text``. Read-only schemes refuse."""
         url, scheme = self.lookup(text)
         if scheme.read_only or not isinstance(scheme, WritableScheme):
-            raise URLError(f"{url.scheme}:// resources are read-only; {url.href!r} cannot be "
-                           "written.", ErrorCode.FILE_WRITE_FAILURE)
+            raise URLError(ErrorCode.FILE_WRITE_FAILURE,
+                           f"{url.scheme}:// resources are read-only; {url.href!r} cannot be "
+                           "written.")
         await scheme.write(url, content)
 
     def tier_for(self, text: str | ParsedURL) -> Tier:

@@ -19,7 +19,7 @@ from agent_ext import Agent, Kind, tool
 from agent_ext.models import ModelResponse, ScriptedModel, ToolCall
 
 
-@tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
+@tool(kind=Kind.READ, read_only=True, defer=False)
 async def trivial(n: int) -> str:
     """Return the number."""
     return str(n)

@@ -95,7 +95,7 @@ async def test_eight_reads_overlap_writes_never(tmp_path: Path) -> None:
         active["now"] -= 1
         return "ok"
 
-    @tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
+    @tool(kind=Kind.READ, read_only=True, defer=False)
     async def slow_read(i: int) -> str:
         """A read that waits for the others."""
         return await track(True)
@@ -179,7 +179,7 @@ async def test_model_exception_of_any_kind_is_reported(tmp_path: Path) -> None:
 async def test_cancel_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     started = asyncio.Event()
 
-    @tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
+    @tool(kind=Kind.READ, read_only=True, defer=False)
     async def hang(i: int) -> str:
         """Never finishes."""
         started.set()

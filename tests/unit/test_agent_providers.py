@@ -16,7 +16,7 @@ from tests.fakes import anthropic_server as anth
 from tests.fakes import openai_server as oai
 
 
-@tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
+@tool(kind=Kind.READ, read_only=True, defer=False)
 def lookup(key: str) -> str:
     """Look a key up."""
     return f"{key}: found"

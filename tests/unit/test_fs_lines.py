@@ -9,8 +9,7 @@ import pytest
 
 from agent_ext.fs import decode_text
 from agent_ext.fs import lines as lines_module
-from agent_ext.fs.lines import pick_lines, scan_lines
-from agent_ext.tools._files import split_lines
+from agent_ext.fs.lines import pick_lines, scan_lines, split_lines
 
 CASES = {
     "lf": b"alpha\nbeta\n\ngamma\n",

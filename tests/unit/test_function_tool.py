@@ -145,6 +145,24 @@ def test_invocation_defaults_fail_closed() -> None:
     assert t.concurrency_safe is False and t.read_only is False
 
 
+@pytest.mark.parametrize(("kind", "read_only", "parallel"), [
+    (Kind.READ, True, True), (Kind.SEARCH, True, True), (Kind.FETCH, True, True),
+    (Kind.READ, False, False),   # a reading kind that writes something too: one at a time
+    (Kind.OTHER, True, False),   # changes nothing, but its kind does not say it only looks
+    (Kind.THINK, True, False),
+])
+def test_concurrency_safety_is_derived_from_kind_and_read_only(kind: Kind, read_only: bool,
+                                                               parallel: bool) -> None:
+    t = FunctionTool(lambda: None, name="t", description="T.", kind=kind, read_only=read_only)
+    assert t.concurrency_safe is parallel and t.problems() == []
+
+
+def test_a_read_only_tool_of_a_kind_that_changes_things_is_refused() -> None:
+    for kind in (Kind.EDIT, Kind.DELETE, Kind.MOVE, Kind.EXECUTE):
+        t = FunctionTool(lambda: None, name="t", description="T.", kind=kind, read_only=True)
+        assert t.problems() == [f"kind {kind.value!r} changes things, so it cannot be read-only"]
+
+
 def test_varargs_cannot_become_parameters() -> None:
     def spread(*args: int) -> None:
         """Nope."""

@@ -20,7 +20,7 @@ from tests.fakes import SSE, FakeOpenAI, Status
 from tests.fakes import openai_server as oai
 
 
-@tool(kind=Kind.READ, read_only=True, concurrency_safe=True, defer=False)
+@tool(kind=Kind.READ, read_only=True, defer=False)
 def lookup(key: str) -> str:
     """Look a key up."""
     return f"{key}: found"

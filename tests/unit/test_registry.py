@@ -12,6 +12,7 @@ import pytest
 
 from agent_ext.core import (
     FunctionTool,
+    Kind,
     Registry,
     ToolLoadError,
     ToolRegistrationError,
@@ -155,11 +156,11 @@ def test_bad_module_spec_is_a_registration_error() -> None:
 
 def test_registration_lists_every_problem() -> None:
     bad = FunctionTool(lambda: None, name="bad name!", description="",
-                       parameters={"type": "array"}, concurrency_safe=True)
+                       parameters={"type": "array"}, kind=Kind.EDIT, read_only=True)
     with pytest.raises(ToolRegistrationError) as info:
         Registry().register(bad)
     message = str(info.value)
-    for fragment in ("no description", "cannot be concurrency-safe", "JSON object schema",
+    for fragment in ("no description", "cannot be read-only", "JSON object schema",
                      "must match"):
         assert fragment in message
 

@@ -22,7 +22,7 @@ from agent_ext.core import (
 )
 from agent_ext.fs import AtomicWriteError, EditHistory, ReadCache
 from agent_ext.models import ScriptedModel
-from agent_ext.tools import _files as files_mod
+from agent_ext.tools import _change as change_mod
 from agent_ext.tools.edit import EditInvocation, EditTool
 from agent_ext.tools.read_file import ReadFileTool
 from agent_ext.urls import ParsedURL, Resolved, URLRouter
@@ -411,7 +411,7 @@ async def test_write_failures_are_reported(ctx: ToolContext, tmp_path: Path,
     def full_disk(path: object, data: bytes, **kw: object) -> os.stat_result:
         raise AtomicWriteError(28, f"Could not write {path}: the disk is full.", tmp_path)
 
-    monkeypatch.setattr(files_mod, "atomic_write", full_disk)
+    monkeypatch.setattr(change_mod, "atomic_write", full_disk)
     result = await edit(ctx, "a.txt", "a", "b")
     assert code(result) == ErrorCode.FILE_WRITE_FAILURE
     assert result.text.startswith("Error executing edit:") and "disk is full" in result.text

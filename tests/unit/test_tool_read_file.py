@@ -343,7 +343,7 @@ class MemScheme:
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         self.selectors.append(selector)
         if url.host not in self.store:
-            raise URLError(f"no {url.host!r} in memory", ErrorCode.FILE_NOT_FOUND)
+            raise URLError(ErrorCode.FILE_NOT_FOUND, f"no {url.host!r} in memory")
         return Resolved(text=self.store[url.host], notes=("(from memory)",))
 
     def tier_for(self, url: ParsedURL) -> Tier:

@@ -99,8 +99,7 @@ class MemScheme:
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         self.seen.append(selector)
         if url.host not in self.store:
-            raise URLError(f"mem://{url.host} does not exist; list keys with mem://",
-                           ErrorCode.FILE_NOT_FOUND)
+            raise URLError(ErrorCode.FILE_NOT_FOUND, f"mem://{url.host} does not exist; list keys with mem://")
         return Resolved(text=self.store[url.host])
 
     async def write(self, url: ParsedURL, text: str) -> None:

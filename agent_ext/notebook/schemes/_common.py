@@ -28,4 +28,4 @@ class NotebookSchemeBase(SchemeBase):
 def url_error(err: NotebookError) -> URLError:
     """A NotebookError as the router's URLError, keeping its code."""
     code = err.code if err.code != "notebook_not_open" else ErrorCode.READ_CONTENT_FAILURE
-    return URLError(err.message, code)
+    return URLError(code, err.message)

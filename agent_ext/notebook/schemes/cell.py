@@ -61,7 +61,7 @@ class CellScheme(NotebookSchemeBase):
             _, cell_id, _ = await self._cell(url)
             problem = reads.check_edit(snapshot, cell_id, address="nb://")
         if problem is not None:
-            raise URLError(problem[1], problem[0])
+            raise URLError(problem[0], problem[1])
 
     async def write(self, url: ParsedURL, text: str) -> None:
         reads = notebook_reads(self.ctx)
@@ -84,14 +84,14 @@ class CellScheme(NotebookSchemeBase):
             raise url_error(err) from None
         found = resolve_cell(snapshot, ref, where=_WHERE)
         if found.index is None:
-            raise URLError(found.message, found.error or ErrorCode.NOTEBOOK_CELL_NOT_FOUND)
+            raise URLError(found.error or ErrorCode.NOTEBOOK_CELL_NOT_FOUND, found.message)
         return snapshot, found.cell_id, found.index
 
 
 def _ref(url: ParsedURL) -> str:
     ref = unquote(target_of(url))
     if not ref:
-        raise URLError("cell:// needs a cell id, such as cell://ab12cd34 or cell://[12]; read the "
-                       "notebook with read_file nb:// to see the ids.",
-                       ErrorCode.INVALID_TOOL_PARAMS)
+        raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                       "cell:// needs a cell id, such as cell://ab12cd34 or cell://[12]; read the "
+                       "notebook with read_file nb:// to see the ids.")
     return ref

@@ -43,15 +43,15 @@ class NotebookScheme(NotebookSchemeBase):
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         base, view = split_view(unquote(target_of(url)))
         if selector is not None and (selector.has_lines or selector.raw):
-            raise URLError(f"nb:// reads cells, not lines, so :{selector.text} does not apply. "
-                           f"{FORMS} For the JSON text, read the .ipynb path with :raw.",
-                           ErrorCode.INVALID_TOOL_PARAMS)
+            raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                           f"nb:// reads cells, not lines, so :{selector.text} does not apply. "
+                           f"{FORMS} For the JSON text, read the .ipynb path with :raw.")
         try:
             read = await read_notebook(self.ctx, base or None, view)
         except NotebookError as err:
             raise url_error(err) from None
         except ViewError as err:
-            raise URLError(str(err), ErrorCode.INVALID_TOOL_PARAMS) from None
+            raise URLError(ErrorCode.INVALID_TOOL_PARAMS, str(err)) from None
         parts = list(read.rendered.parts)
         note = licence_note(read)
         if note:

@@ -38,15 +38,15 @@ class OutputScheme(NotebookSchemeBase):
     async def resolve(self, url: ParsedURL, selector: Selector | None) -> Resolved:
         ref = unquote(target_of(url))
         if not ref:
-            raise URLError("out:// needs a cell id, such as out://ab12cd34 or out://[12].",
-                           ErrorCode.INVALID_TOOL_PARAMS)
+            raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                           "out:// needs a cell id, such as out://ab12cd34 or out://[12].")
         try:
             snapshot = await current_notebook(self.ctx).read()
         except NotebookError as err:
             raise url_error(err) from None
         found = resolve_cell(snapshot, ref, where="the current notebook")
         if found.index is None:
-            raise URLError(found.message, found.error or ErrorCode.NOTEBOOK_CELL_NOT_FOUND)
+            raise URLError(found.error or ErrorCode.NOTEBOOK_CELL_NOT_FOUND, found.message)
         cell = snapshot.cells[found.index]
         count = f" [{cell.execution_count}]" if cell.execution_count is not None else ""
         head = f"Outputs of cell {found.cell_id}{count}"

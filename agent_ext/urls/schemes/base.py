@@ -40,9 +40,9 @@ class SchemeBase:
         """The session's kernel; raises URLError outside a kernel."""
         found = kernel_of(self.ctx.services)
         if found is None:
-            raise URLError(f"{self.name}:// needs a running kernel, and this session has none. "
-                           "It works when the agent runs inside a notebook (%load_ext agent_ext).",
-                           ErrorCode.READ_CONTENT_FAILURE)
+            raise URLError(ErrorCode.READ_CONTENT_FAILURE,
+                           f"{self.name}:// needs a running kernel, and this session has none. "
+                           "It works when the agent runs inside a notebook (%load_ext agent_ext).")
         return found
 
 
@@ -63,8 +63,8 @@ def select_lines(text: str, selector: Selector | None, *, label: str) -> tuple[s
         lines.pop()
     ranges = selector.resolve(len(lines))
     if not ranges:
-        raise URLError(f"{label} has {len(lines)} line(s); :{selector.text} starts past the end.",
-                       ErrorCode.INVALID_TOOL_PARAMS)
+        raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                       f"{label} has {len(lines)} line(s); :{selector.text} starts past the end.")
     picked = ["\n".join(lines[a - 1:b]) for a, b in ranges]
     whole = ranges == [(1, len(lines))]
     return "\n...\n".join(picked), whole

@@ -40,8 +40,9 @@ class HistoryScheme(SchemeBase):
         if target:
             found = _HOST.match(target)
             if found is None:
-                raise URLError(f"history://{target} is not an input number; write history://12, "
-                               "history://:10-20 or history://:-5.", ErrorCode.INVALID_TOOL_PARAMS)
+                raise URLError(ErrorCode.INVALID_TOOL_PARAMS,
+                               f"history://{target} is not an input number; write history://12, "
+                               "history://:10-20 or history://:-5.")
             first = int(found[1])
             spans.append((first, int(found[2]) if found[2] else first))
         if selector is not None and selector.tail is not None:

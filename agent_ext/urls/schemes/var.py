@@ -87,15 +87,16 @@ def describe(ns: Mapping[str, object], target: str) -> str:
     if name not in found:
         close = difflib.get_close_matches(name, [n for n in found if _shown(n, None)], n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise URLError(f"No variable {name!r} in the kernel.{hint} List them with read_file "
-                       "var://.", ErrorCode.FILE_NOT_FOUND)
+        raise URLError(ErrorCode.FILE_NOT_FOUND,
+                       f"No variable {name!r} in the kernel.{hint} List them with read_file "
+                       "var://.")
     value = found[name]
     path = name
     for attr in attrs:
         got = guarded(_getter(value, attr), CALL_TIMEOUT)
         if not got.ok:
-            raise URLError(f"Could not read {path}.{attr}: {got.problem}.",
-                           ErrorCode.READ_CONTENT_FAILURE)
+            raise URLError(ErrorCode.READ_CONTENT_FAILURE,
+                           f"Could not read {path}.{attr}: {got.problem}.")
         value = got.value
         path = f"{path}.{attr}"
 
