@@ -92,6 +92,20 @@ class PlannedInvocation(ToolInvocation[P], Generic[P, PlanT]):
         """The refusal the model gets for ``problem`` (a subclass may add what helps)."""
         return problem
 
+    def _readable_unasked(self, path: Path) -> bool:
+        """Whether a read of ``path`` would run unasked: inside the project, and no deny or ask
+        rule covers it (a refused change may then show the model what it would have read)."""
+        found_denied = self.ctx.services.get(ReadDenied)
+        found_asked = self.ctx.services.get(ReadAsked)
+        denied: ReadDenied | None = found_denied if callable(found_denied) else None
+        asked: ReadAsked | None = found_asked if callable(found_asked) else None
+        if denied is None or asked is None:
+            return False  # a policy that does not say: never show content on its behalf
+        real = Path(os.path.realpath(path))
+        root = Path(os.path.realpath(self.ctx.cwd))
+        return (real.is_relative_to(root) and not denied(real) and not denied(path)
+                and not asked(real, root))
+
     def _nothing_to_do(self, plan: PlanT) -> ToolResult | None:
         """The result of a plan that changes nothing, so nobody is asked; None to go on."""
         return None
@@ -348,18 +362,6 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
         """What the refused call's own arguments would do to ``content``, for the model's
         next try ("" when there is nothing to add)."""
         return ""
-
-    def _readable_unasked(self, path: Path) -> bool:
-        found_denied = self.ctx.services.get(ReadDenied)
-        found_asked = self.ctx.services.get(ReadAsked)
-        denied: ReadDenied | None = found_denied if callable(found_denied) else None
-        asked: ReadAsked | None = found_asked if callable(found_asked) else None
-        if denied is None or asked is None:
-            return False  # a policy that does not say: never show content on its behalf
-        real = Path(os.path.realpath(path))
-        root = Path(os.path.realpath(self.ctx.cwd))
-        return (real.is_relative_to(root) and not denied(real) and not denied(path)
-                and not asked(real, root))
 
     def _nothing_to_do(self, plan: ChangePlan) -> ToolResult | None:
         return _unchanged_result(plan) if plan.unchanged else None

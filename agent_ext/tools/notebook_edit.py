@@ -24,6 +24,7 @@ from agent_ext.core import (
     Kind,
     Params,
     ParamsError,
+    RememberedCall,
     Tier,
     Tool,
     ToolContext,
@@ -40,7 +41,7 @@ from agent_ext.notebook.edits import (
     plan_edit,
 )
 from agent_ext.notebook.labels import cell_label, label_of
-from agent_ext.notebook.reading import sync_read_cache
+from agent_ext.notebook.reading import notebook_read_result, sync_read_cache
 from agent_ext.notebook.session import (
     notebook_changes,
     notebook_provider,
@@ -48,7 +49,7 @@ from agent_ext.notebook.session import (
     open_notebook,
 )
 
-from ._change import PlannedInvocation
+from ._change import SHOWN_ON_REFUSAL_CHARS, PlannedInvocation
 from ._render import shown, unified_diff
 from ._targets import refuse_control_characters
 
@@ -203,6 +204,27 @@ class NotebookEditInvocation(PlannedInvocation[NotebookEditParams, EditPlan]):
         snapshot = await self.document().read()
         return plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
                          address=self._address())
+
+    async def _refused(self, problem: ToolRefusal) -> ToolRefusal:
+        """An edit of a notebook this session never read, where a read of it would run unasked:
+        it is read now (the read is recorded, so the next try can land), and the model
+        remembers the call as that read."""
+        path = self._notebook_path()
+        if (problem.code != ErrorCode.EDIT_REQUIRES_PRIOR_READ or path is None
+                or notebook_reads(self.ctx).state(path) is not None
+                or not self._readable_unasked(Path(path))):
+            return problem
+        read = await notebook_read_result(self.ctx, path)
+        if read.is_error or not isinstance(read.llm_content, str) or (
+                len(read.llm_content) > SHOWN_ON_REFUSAL_CHARS):
+            return problem
+        where = self._address() if self.path is not None else self._name()
+        remembered = RememberedCall("read_file", {"file_path": self.params.notebook_path or path},
+                                    read.llm_content)
+        return NotebookError(problem.code, (
+            f"{where} had not been read in this session, so nothing was changed. It is read now: "
+            f"here is all of it. Make the change again against these cells.\n\n"
+            f"{read.llm_content}"), remembered_as=remembered)
 
     def _preparation_failure(self, exc: Exception) -> ToolRefusal:
         return NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,

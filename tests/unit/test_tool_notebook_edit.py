@@ -618,3 +618,38 @@ def test_the_host_provider_says_where_without_opening_the_bridge(tmp_path: Path)
         assert bridge.bridge_provider(shell) is provider
     finally:
         bridge.uninstall_bridge(shell)
+
+
+async def test_an_edit_of_a_notebook_never_read_reads_it_for_the_model(tmp_path: Path) -> None:
+    """Where a read would run unasked, the refused edit reads the notebook (recorded, so the
+    next try lands) and the model remembers the call as that read; a notebook under a deny
+    rule stays unread and unshown."""
+    from agent_ext import Agent
+    from agent_ext.models import ScriptedModel, call
+
+    path = write_nb(tmp_path / "shop.ipynb", notebook([
+        code("prices = [2, 3]", cid="prices", count=1),
+        code("total = sum(prices)\nprint(totl)", cid="total", count=2)]))
+    write_nb(tmp_path / "secret.ipynb", notebook([code("key = 'SECRET-VALUE'", cid="k")]))
+    fix = {"notebook_path": "shop.ipynb", "cell_id": "total",
+           "new_source": "total = sum(prices)\nprint(total)"}
+    hidden = {"notebook_path": "secret.ipynb", "cell_id": "k", "new_source": "key = ''"}
+    model = ScriptedModel([call("notebook_edit", fix, id="1"), call("notebook_edit", fix, id="2"),
+                           call("notebook_edit", hidden, id="3"), "done"])
+    agent = Agent(model, cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  rules={"deny": ["Read(./secret.ipynb)"]})
+    try:
+        run = await agent.run("fix the total cell")
+    finally:
+        await agent.aclose()
+    first, second, third = (r for _, r in run.tool_calls)
+    assert code_of(first) == ErrorCode.EDIT_REQUIRES_PRIOR_READ and "It is read now" in first.text
+    assert first.remembered_as is not None and first.remembered_as.name == "read_file"
+    assert "print(totl)" in str(first.remembered_as.content)
+    sent = model.requests[1].messages
+    assert [c.name for c in sent[-2].tool_calls] == ["read_file"]
+    assert not sent[-1].tool_returns[0].is_error
+    assert not second.is_error, second.text
+    assert [c["source"] for c in cells(path)][1] == "total = sum(prices)\nprint(total)"
+    assert code_of(third) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert third.remembered_as is None and "SECRET" not in third.text
