@@ -13,6 +13,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import copy
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -325,9 +326,16 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
                            f"Error preparing {self.tool.name}: {type(exc).__name__}: {exc}")
 
     async def _refused(self, problem: ToolRefusal) -> ToolRefusal:
-        if problem.code == ErrorCode.EDIT_REQUIRES_PRIOR_READ and self.target.path:
-            return await asyncio.to_thread(self._read_for_model, problem)
-        return problem
+        path = self.target.path
+        if problem.code != ErrorCode.EDIT_REQUIRES_PRIOR_READ or path is None:
+            return problem
+        if path.suffix.lower() == ".ipynb":
+            # Its JSON is not what the model means to change, nor what it should be shown.
+            return ToolRefusal(problem.code, (
+                f"{path} is a notebook, so nothing was changed: change its cells with "
+                "notebook_edit, by the cell ids read_file shows. To change its JSON itself, "
+                f"read that first with read_file {json.dumps({'file_path': f'{path}:raw'})}."))
+        return await asyncio.to_thread(self._read_for_model, problem)
 
     def _read_for_model(self, problem: ToolRefusal) -> ToolRefusal:
         """The refusal of a change to a file never read, with the file's content added when a

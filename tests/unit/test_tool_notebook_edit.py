@@ -653,3 +653,26 @@ async def test_an_edit_of_a_notebook_never_read_reads_it_for_the_model(tmp_path:
     assert [c["source"] for c in cells(path)][1] == "total = sum(prices)\nprint(total)"
     assert code_of(third) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
     assert third.remembered_as is None and "SECRET" not in third.text
+
+
+async def test_a_text_edit_of_a_notebook_never_read_points_to_notebook_edit(
+        tmp_path: Path) -> None:
+    """Its JSON is neither what the model means to change nor what it is shown."""
+    from agent_ext import Agent
+
+    path = write_nb(tmp_path / "w.ipynb", notebook([code("print(a)", cid="b")]))
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False)
+    try:
+        result = await agent.call_tool("edit", {"file_path": "w.ipynb", "old_string": "print(a)",
+                                                "new_string": "print(1)"})
+        assert code_of(result) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+        assert "notebook_edit" in result.text and ":raw" in result.text
+        assert result.remembered_as is None and '"cell_type"' not in result.text
+        raw = await agent.call_tool("read_file", {"file_path": "w.ipynb:raw"})
+        assert not raw.is_error and '"cell_type"' in raw.text
+        done = await agent.call_tool("edit", {"file_path": "w.ipynb", "old_string": "print(a)",
+                                              "new_string": "print(1)"})
+        assert not done.is_error, done.text
+    finally:
+        await agent.aclose()
+    assert "print(1)" in path.read_text()
