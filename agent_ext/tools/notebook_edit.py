@@ -115,7 +115,8 @@ class NotebookEditTool(Tool[NotebookEditParams]):
         if mode == "replace" and params.new_source is None and params.cell_type is None:
             return "edit_mode replace needs `new_source` (or `cell_type` to change only the type)"
         if params.after_cell_id is not None and mode not in ("move", "insert"):
-            return "`after_cell_id` only applies to move (and insert)"
+            return (f"`after_cell_id` only applies to move (and insert): {mode} keeps the cell "
+                    "where it is, so send the same call without `after_cell_id`")
         if (mode == "insert" and params.after_cell_id is not None and params.cell_id is not None
                 and params.after_cell_id != params.cell_id):
             return ("for insert, `cell_id` is the cell to insert after; give it once, not a "
