@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -203,8 +204,11 @@ class NotebookEditInvocation(PlannedInvocation[NotebookEditParams, EditPlan]):
         if unread is not None:
             raise NotebookError(*unread)
         snapshot = await self.document().read()
-        return plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
+        plan = plan_edit(snapshot, self._request(), notebook_reads(self.ctx),
                          address=self._address())
+        if self.ctx.registry is not None and self.ctx.registry.profile == "compact":
+            _refuse_a_fragment(plan)
+        return plan
 
     async def _refused(self, problem: ToolRefusal) -> ToolRefusal:
         """An edit of a notebook this session never read, where a read of it would run unasked:
@@ -346,6 +350,32 @@ async def read_back(doc: NotebookDocument, applied: Applied) -> str:
     lines = cell.source.splitlines()
     return (f"Read back: {where} now holds the {len(lines)} lines written, from "
             f"`{lines[0][:80]}` to `{lines[-1][:80]}`.")
+
+
+#: How alike (difflib ratio) a line of a shorter new cell must be to one of the cell's lines
+#: to count as that line kept or retyped, not new code.
+ALIKE = 0.6
+
+
+def _refuse_a_fragment(plan: EditPlan) -> None:
+    """Refuse a replace that only keeps or retypes some of the cell's lines and drops the
+    rest: a small model sends the line it fixed (or kept) as the whole cell, which would lose
+    the others. Applied under the compact profile, as for whole-file writes."""
+    if plan.mode != "replace" or not plan.takes_source:
+        return
+    old = [line.strip() for line in plan.original.splitlines() if line.strip()]
+    new = [line.strip() for line in plan.proposed.splitlines() if line.strip()]
+    if not new or len(new) >= len(old):
+        return
+    if not all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
+               for line in new):
+        return  # new code: a deliberate rewrite
+    raise NotebookError(
+        ErrorCode.NOTEBOOK_EDIT_FAILURE,
+        f"Not changed: new_source has {len(new)} of the {len(old)} lines of cell "
+        f"{plan.cell_id}, and the others would be lost. new_source is the cell's whole new "
+        "source: send all of its lines, with the line to fix changed. To remove the cell, use "
+        "edit_mode delete.")
 
 
 def _path_text(value: str | None) -> str | None:

@@ -27,7 +27,8 @@ texts: a blind edit before any read is told whether its old_string is in the fil
 shown, and a fix fenced together with the cells above it still names its cell. Two came from
 the dev set's transcripts: a blind edit remembered as the read made for it (the model copied
 its own failed call, and wrote the fix after a read), and one sampled answer after a repeated
-failing call.
+failing call. One came from the measure's transcripts, as a kind: a cell replaced by the one
+line the model kept, refused as a fragment as whole-file writes already were.
 """
 
 from __future__ import annotations

@@ -676,3 +676,31 @@ async def test_a_text_edit_of_a_notebook_never_read_points_to_notebook_edit(
     finally:
         await agent.aclose()
     assert "print(1)" in path.read_text()
+
+
+@pytest.mark.parametrize(("profile", "source", "lands"), [
+    ("compact", "print(avg)", False),                                # only leaves lines out
+    ("compact", "avg = sum(nums) / len(nums)\nprint(avg)", True),    # the fixed cell, whole
+    ("compact", "avg = sum(nums) / len(nums)", False),               # the fixed line alone
+    ("compact", "print(sum(nums) / 3)", True),                       # new code: a rewrite
+    ("default", "print(avg)", True),                                 # larger models: as asked
+])
+async def test_a_cell_sent_as_the_lines_it_keeps_is_refused_for_small_models(
+        tmp_path: Path, profile: str, source: str, lands: bool) -> None:
+    from agent_ext import Agent
+
+    before = "avg = sum(nums) / len(num)\nprint(avg)"
+    path = write_nb(tmp_path / "a.ipynb", notebook([code(before, cid="average")]))
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  tool_profile=profile)
+    try:
+        await agent.call_tool("read_file", {"file_path": "a.ipynb"})
+        result = await agent.call_tool("notebook_edit", {"notebook_path": "a.ipynb",
+                                                         "cell_id": "average",
+                                                         "new_source": source})
+    finally:
+        await agent.aclose()
+    assert result.is_error is not lands, result.text
+    assert [c["source"] for c in cells(path)] == [source if lands else before]
+    if not lands:
+        assert "has 1 of the 2 lines" in result.text and "whole new source" in result.text
