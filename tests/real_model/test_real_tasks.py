@@ -156,6 +156,10 @@ def _mechanics(agent: Agent, run: RunResult, seconds: float) -> None:
     assert agent.limits.window_tokens == CONTEXT
 
 
+def _lines(source: str) -> list[str]:
+    return [line for line in source.splitlines() if line.strip()]
+
+
 def _kept_lines(before: str, after: str, bug_line: int) -> bool:
     """Every line but the buggy one is still there, in order (nothing else was lost)."""
     wanted = [line for i, line in enumerate(before.splitlines()) if i != bug_line]
@@ -266,6 +270,8 @@ async def _cell_fix(task: CellTask, server: LlamaServer, tmp_path: Path,
     for cell, (cell_id, source, _) in zip(saved.cells, task.cells, strict=True):
         if cell_id != task.target:
             assert cell.source == source  # only the asked-for cell changes
+        else:  # a one-line fix loses none of the cell's other lines
+            assert len(_lines(cell.source)) >= len(_lines(source)), cell.source
     namespace: dict[str, Any] = {}
     try:
         for cell in saved.cells:
@@ -311,6 +317,7 @@ def test_a_notebook_cell_fix_in_a_live_kernel(llama_server: LlamaServer, tmp_pat
     assert saved.cells[0].source == cells[0].source and saved.cells[2].source == cells[2].source
     source = saved.cells[1].source
     landed = "upper()" in source and "uper(" not in source
+    assert len(_lines(source)) >= len(_lines(cells[1].source)), source  # nothing of it lost
     # The cell's transcript has a line "  <tool>: done in ..." (or ": error (...)") per call.
     ran = re.findall(r"^  (\w+): (?:done|error)", log, re.M)
     _RESULTS.append({"task": "kernel notebook", "dev": False, "landed": landed,
