@@ -53,6 +53,7 @@ from agent_ext.notebook.session import (
 from ._change import SHOWN_ON_REFUSAL_CHARS, PlannedInvocation
 from ._render import shown, unified_diff
 from ._targets import refuse_control_characters
+from .write_file import KEEP_SHARE
 
 _RENAMES_SHOWN = 20
 #: A cell read back after an edit is quoted whole up to this size, else named by its ends.
@@ -358,24 +359,26 @@ ALIKE = 0.6
 
 
 def _refuse_a_fragment(plan: EditPlan) -> None:
-    """Refuse a replace that only keeps or retypes some of the cell's lines and drops the
-    rest: a small model sends the line it fixed (or kept) as the whole cell, which would lose
-    the others. Applied under the compact profile, as for whole-file writes."""
+    """Refuse a replace that makes the cell shorter while only keeping or retyping its lines,
+    or keeping fewer than half of them: a small model sends the line it fixed (or kept) as the
+    whole cell, which would lose the others. Applied under the compact profile, as the
+    fragment rule for whole-file writes is."""
     if plan.mode != "replace" or not plan.takes_source:
         return
     old = [line.strip() for line in plan.original.splitlines() if line.strip()]
     new = [line.strip() for line in plan.proposed.splitlines() if line.strip()]
     if not new or len(new) >= len(old):
         return
-    if not all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
-               for line in new):
-        return  # new code: a deliberate rewrite
+    kept = sum(line in new for line in old)
+    retyped = all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
+                  for line in new)
+    if not retyped and kept >= KEEP_SHARE * len(old):
+        return  # most of the cell kept, with new code: a deliberate rewrite
     raise NotebookError(
         ErrorCode.NOTEBOOK_EDIT_FAILURE,
-        f"Not changed: new_source has {len(new)} of the {len(old)} lines of cell "
-        f"{plan.cell_id}, and the others would be lost. new_source is the cell's whole new "
-        "source: send all of its lines, with the line to fix changed. To remove the cell, use "
-        "edit_mode delete.")
+        f"Not changed: cell {plan.cell_id} has {len(old)} lines and new_source only "
+        f"{len(new)}, so {len(old) - kept} of its lines would be lost. new_source is the cell's "
+        "whole new source: send all of its lines, with the line to fix changed.")
 
 
 def _path_text(value: str | None) -> str | None:

@@ -682,7 +682,7 @@ async def test_a_text_edit_of_a_notebook_never_read_points_to_notebook_edit(
     ("compact", "print(avg)", False),                                # only leaves lines out
     ("compact", "avg = sum(nums) / len(nums)\nprint(avg)", True),    # the fixed cell, whole
     ("compact", "avg = sum(nums) / len(nums)", False),               # the fixed line alone
-    ("compact", "print(sum(nums) / 3)", True),                       # new code: a rewrite
+    ("compact", "print(sum(nums) / 3)", False),                      # shorter, keeps nothing
     ("default", "print(avg)", True),                                 # larger models: as asked
 ])
 async def test_a_cell_sent_as_the_lines_it_keeps_is_refused_for_small_models(
@@ -703,4 +703,24 @@ async def test_a_cell_sent_as_the_lines_it_keeps_is_refused_for_small_models(
     assert result.is_error is not lands, result.text
     assert [c["source"] for c in cells(path)] == [source if lands else before]
     if not lands:
-        assert "has 1 of the 2 lines" in result.text and "whole new source" in result.text
+        assert "cell average has 2 lines and new_source only 1" in result.text
+        assert "whole new source" in result.text and "delete" not in result.text
+
+
+
+async def test_a_shorter_cell_that_keeps_most_of_it_is_a_rewrite(tmp_path: Path) -> None:
+    from agent_ext import Agent
+
+    before = "a = 1\nb = 2\nc = 3\nprint(a, b, c)"
+    path = write_nb(tmp_path / "a.ipynb", notebook([code(before, cid="x")]))
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  tool_profile="compact")
+    try:
+        await agent.call_tool("read_file", {"file_path": "a.ipynb"})
+        result = await agent.call_tool("notebook_edit", {"notebook_path": "a.ipynb",
+                                                         "cell_id": "x",
+                                                         "new_source": "a = 1\nb = 2\ntotal = sum((a, b))"})
+    finally:
+        await agent.aclose()
+    assert not result.is_error, result.text
+    assert cells(path)[0]["source"] == "a = 1\nb = 2\ntotal = sum((a, b))"
