@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from agent_ext.core import ErrorCode, Kind, Registry, TextPart, ToolContext, ToolResult
 from agent_ext.core.budget import BudgetConfig, OutputBudget, SpillStore
 from agent_ext.core.interaction import Asker
+from agent_ext.core.kernel import Place
 from agent_ext.core.params import argument_problem
 from agent_ext.core.plugins import load_plugins
 from agent_ext.core.profiles import choose_profile
@@ -366,7 +367,7 @@ class Agent:
     # -- the loop -------------------------------------------------------------------------------
 
     async def run(self, prompt: str, *, on_event: ev.EventSink | None = None,
-                  place: ctxmod.Place | None = None) -> RunResult:
+                  place: Place | None = None) -> RunResult:
         """Send ``prompt`` and run the tool calls the model asks for until it is done.
 
         With ``place`` (the running cell's id, the kernel's last error) the prompt is preceded
@@ -381,7 +382,7 @@ class Agent:
                 if on_event is not None:
                     self.sinks.remove(on_event)
 
-    async def _run(self, prompt: str, place: ctxmod.Place | None = None) -> RunResult:
+    async def _run(self, prompt: str, place: Place | None = None) -> RunResult:
         self._cancel_requested = False
         self._pipeline.cancelled.clear()
         self._repair()
@@ -458,7 +459,7 @@ class Agent:
         self._emit(ev.RunFinished(result))
         return result
 
-    async def _where(self, place: ctxmod.Place | None) -> str:
+    async def _where(self, place: Place | None) -> str:
         """The per-run context for ``place`` ("" without one, or when the run is cancelled
         while the notebook is read)."""
         if place is None:

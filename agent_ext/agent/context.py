@@ -22,6 +22,7 @@ from pathlib import Path
 from agent_ext.core import ImagePart, TextPart, ToolContext
 from agent_ext.core.budget import SpillError, SpillStore
 from agent_ext.core.budget.text import persisted_stub
+from agent_ext.core.kernel import KernelError, Place
 from agent_ext.models import Message, ModelRequest, ToolReturn
 from agent_ext.notebook.document import CellData, NotebookSnapshot
 from agent_ext.notebook.outputs import outputs_text, strip_ansi
@@ -115,25 +116,6 @@ TRACEBACK_CHARS = 2_000
 #: Seconds the notebook may take to answer the start-of-run read.
 WHERE_READ_TIMEOUT = 5.0
 _LISTED = 12
-
-
-@dataclass(frozen=True)
-class KernelError:
-    """The last error a cell raised in the kernel (ANSI stripped), and where it came from."""
-
-    ename: str
-    evalue: str
-    traceback: str = ""
-    cell_id: str | None = None
-    execution_count: int | None = None
-
-
-@dataclass(frozen=True)
-class Place:
-    """What the host knows when a run starts: the running cell's id and the last error."""
-
-    cell_id: str | None = None
-    error: KernelError | None = None
 
 
 def trim(text: str, limit: int, *, tail: float = 0.7) -> str:

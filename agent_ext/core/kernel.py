@@ -2,7 +2,8 @@
 
 Tools never import IPython: ``var://`` needs the user namespace, ``history://`` the input
 history, ``run_cell`` a way to run code. The host (``agent_ext.jupyter``) puts an implementation
-in ``ctx.services[KernelProvider]``; tests use a fake.
+in ``ctx.services[KernelProvider]``; tests use a fake. The host also says where a run starts
+(``Place``: the running cell and the kernel's last error).
 """
 
 from __future__ import annotations
@@ -23,6 +24,25 @@ class RunOutput:
     outputs: list[dict[str, Any]] = field(default_factory=list)
     execution_count: int | None = None
     error: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class KernelError:
+    """The last error a cell raised in the kernel, with IPython's traceback text, and its cell."""
+
+    ename: str
+    evalue: str
+    traceback: str = ""
+    cell_id: str | None = None
+    execution_count: int | None = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """What the host knows when a run starts: the running cell's id and the last error."""
+
+    cell_id: str | None = None
+    error: KernelError | None = None
 
 
 @runtime_checkable

@@ -11,25 +11,12 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agent_ext.agent.context import Place
+from agent_ext.core.kernel import KernelError, Place
 
 #: Errors of agent_ext's own runs (a failed or interrupted run): not "the error above".
 _OWN = ("AgentRunError", "RunInterrupted")
-
-
-@dataclass(frozen=True)
-class _Error:
-    """One recorded error (kept plain: ``%load_ext`` imports nothing of the agent)."""
-
-    ename: str
-    evalue: str
-    traceback: str
-    cell_id: str | None = None
-    execution_count: int | None = None
 
 
 class ErrorLog:
@@ -37,7 +24,7 @@ class ErrorLog:
 
     def __init__(self, shell: Any) -> None:
         self.shell = shell
-        self.last: _Error | None = None
+        self.last: KernelError | None = None
         #: Whether a cell ran since the log started (before that, ``sys.last_value`` counts).
         self.watched = False
 
@@ -57,16 +44,16 @@ class ErrorLog:
             return
         stb = getattr(self.shell, "_last_traceback", None)
         text = "\n".join(str(line) for line in stb) if isinstance(stb, list) else _format(exc)
-        self.last = _Error(type(exc).__name__, str(exc), text, cell_id,
+        self.last = KernelError(type(exc).__name__, str(exc), text, cell_id,
                                 getattr(result, "execution_count", None))
 
-    def error(self) -> _Error | None:
+    def error(self) -> KernelError | None:
         """The error to tell the model about, if any."""
         if self.last is not None or self.watched:
             return self.last
         exc = getattr(sys, "last_value", None)
         if isinstance(exc, BaseException) and type(exc).__name__ not in _OWN:
-            return _Error(type(exc).__name__, str(exc), _format(exc))
+            return KernelError(type(exc).__name__, str(exc), _format(exc))
         return None
 
 
@@ -104,12 +91,8 @@ def running_cell_id(shell: Any) -> str | None:
 
 def place(shell: Any) -> Place:
     """Where a run that starts now is: its cell and the kernel's last error."""
-    from agent_ext.agent.context import KernelError, Place  # noqa: PLC0415
-
     log = _logs.get(id(shell))
-    found = log.error() if log is not None else ErrorLog(shell).error()
-    error = (KernelError(found.ename, found.evalue, found.traceback, found.cell_id,
-                         found.execution_count) if found is not None else None)
+    error = log.error() if log is not None else ErrorLog(shell).error()
     return Place(running_cell_id(shell), error)
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_ext.agent.context import KernelError, Place, trim, where_lines
+from agent_ext.agent.context import trim, where_lines
 from agent_ext.core import ToolContext
+from agent_ext.core.kernel import KernelError, Place
 from agent_ext.notebook import NotebookProvider
 from agent_ext.notebook.document import CellData, NotebookSnapshot
 
