@@ -53,18 +53,26 @@ def first_request(cwd: Path, prompt: str, profile: str = "default") -> ModelRequ
     return agent.request()
 
 
+def conversation(cwd: Path, profile: str, prompt: str,
+                 turns: list[tuple[str, dict[str, Any], str, bool]]) -> ModelRequest:
+    """The request after ``prompt`` and the calls ``turns`` (tool, arguments, the tool's
+    answer, whether it failed), each a model turn of one call."""
+    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
+    agent.messages.append(Message(role="user", parts=(TextPart(prompt),)))
+    for n, (name, arguments, answer, failed) in enumerate(turns, 1):
+        agent.messages += [
+            Message(role="assistant", tool_calls=(ToolCall.of(f"call_{n}", name, arguments),)),
+            Message(role="tool", tool_returns=(ToolReturn(f"call_{n}", name, (TextPart(answer),),
+                                                          is_error=failed),)),
+        ]
+    return agent.request()
+
+
 def after_read(cwd: Path, profile: str = "default") -> ModelRequest:
     """The second request of "read the file app.py and fix the bug": the read done."""
-    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
     numbered = "".join(f"{n:6}\t{line}\n" for n, line in enumerate(APP.splitlines(), 1))
-    agent.messages += [
-        Message(role="user", parts=(TextPart(PROMPTS["read_and_fix"]),)),
-        Message(role="assistant", tool_calls=(ToolCall.of("call_1", "read_file",
-                                                          {"file_path": "app.py"}),)),
-        Message(role="tool", tool_returns=(ToolReturn("call_1", "read_file",
-                                                      (TextPart(numbered),)),)),
-    ]
-    return agent.request()
+    return conversation(cwd, profile, PROMPTS["read_and_fix"],
+                        [("read_file", {"file_path": "app.py"}, numbered, False)])
 
 
 #: An edit a small model wrote for ``fix_off_by_one`` before reading app.py (a recorded answer).
@@ -86,18 +94,9 @@ def after_miss(cwd: Path, profile: str = "default") -> ModelRequest:
         return read.text, missed.text
 
     read, missed = asyncio.run(answers())
-    agent = Agent(ScriptedModel([]), cwd=cwd, plugins=False, mcp=False, tool_profile=profile)
-    agent.messages += [
-        Message(role="user", parts=(TextPart(PROMPTS["fix_off_by_one"]),)),
-        Message(role="assistant", tool_calls=(ToolCall.of("call_1", "read_file",
-                                                          {"file_path": "app.py"}),)),
-        Message(role="tool", tool_returns=(ToolReturn("call_1", "read_file",
-                                                      (TextPart(read),)),)),
-        Message(role="assistant", tool_calls=(ToolCall.of("call_2", "edit", MISSED_EDIT),)),
-        Message(role="tool", tool_returns=(ToolReturn("call_2", "edit", (TextPart(missed),),
-                                                      is_error=True),)),
-    ]
-    return agent.request()
+    return conversation(cwd, profile, PROMPTS["fix_off_by_one"],
+                        [("read_file", {"file_path": "app.py"}, read, False),
+                         ("edit", MISSED_EDIT, missed, True)])
 
 
 def post(url: str, body: dict[str, Any], timeout: float = 600,

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from agent_ext.agent import Agent
+from agent_ext.agent import Agent, RunResult
 from agent_ext.agent import events as ev
 from agent_ext.agent.honest import resolver
 from agent_ext.core import Registry
@@ -120,6 +120,21 @@ def test_the_plain_json_answers_are_json_but_no_call(resolve: Any) -> None:
         assert ib.parse(text, resolve) is None
 
 
+async def replay(cwd: Path, replies: list[Any], prompt: str
+                 ) -> tuple[RunResult, list[ev.Event], FakeOpenAI]:
+    """A run of ``prompt`` against a local server that answers with ``replies``."""
+    events: list[ev.Event] = []
+    with FakeOpenAI(replies) as srv:
+        model = OpenAIChatModel("qwen", base_url=srv.base_url, provider="llamacpp")
+        agent = Agent(model, cwd=cwd, plugins=False, mcp=False, mode="acceptEdits",
+                      on_event=events.append)
+        try:
+            run = await agent.run(prompt)
+        finally:
+            await agent.aclose()
+    return run, events, srv
+
+
 async def test_the_recorded_session_runs_through_the_loop(tmp_path: Path) -> None:
     """The recorded read, then the recorded (no-op) edit, then a final answer: the read runs on
     the real file and the edit is refused without touching it."""
@@ -128,14 +143,10 @@ async def test_the_recorded_session_runs_through_the_loop(tmp_path: Path) -> Non
     (tmp_path / "app.py").write_text(source)
     read = load("read_and_fix")["response"]["message"]["content"]
     edit = load("edit_after_read")["response"]["message"]["content"]
-    events: list[ev.Event] = []
-    with FakeOpenAI([oai.text_reply(read, pieces=7), oai.text_reply(edit, pieces=9),
-                     oai.text_reply("I could not find the bug.")]) as srv:
-        model = OpenAIChatModel("qwen", base_url=srv.base_url, provider="llamacpp")
-        agent = Agent(model, cwd=tmp_path, plugins=False, mcp=False, mode="acceptEdits",
-                      on_event=events.append)
-        run = await agent.run("read the file app.py and fix the bug")
-        await agent.aclose()
+    run, events, _ = await replay(tmp_path, [oai.text_reply(read, pieces=7),
+                                             oai.text_reply(edit, pieces=9),
+                                             oai.text_reply("I could not find the bug.")],
+                                  "read the file app.py and fix the bug")
     assert [c.name for c, _ in run.tool_calls] == ["read_file", "edit"]
     read_result, edit_result = (r for _, r in run.tool_calls)
     assert "return sum(values)" in read_result.text and not read_result.is_error
@@ -158,15 +169,10 @@ async def test_a_run_on_answer_cut_by_the_cap_runs_its_first_call_only(
     (tmp_path / "app.py").write_text("def mean(values):\n    return sum(values) / len(values)\n")
     doc = load(name)
     assert doc["response"]["finish_reason"] == "length"
-    events: list[ev.Event] = []
-    with FakeOpenAI([oai.text_reply(doc["response"]["message"]["content"], pieces=11,
-                                    finish_reason="length"),
-                     oai.text_reply("Done.")]) as srv:
-        model = OpenAIChatModel("qwen", base_url=srv.base_url, provider="llamacpp")
-        agent = Agent(model, cwd=tmp_path, plugins=False, mcp=False, mode="acceptEdits",
-                      on_event=events.append)
-        run = await agent.run("mean() in app.py returns the wrong value; fix it.")
-        await agent.aclose()
+    run, events, srv = await replay(
+        tmp_path, [oai.text_reply(doc["response"]["message"]["content"], pieces=11,
+                                  finish_reason="length"), oai.text_reply("Done.")],
+        "mean() in app.py returns the wrong value; fix it.")
     assert [c.name for c, _ in run.tool_calls] == [ran] and len(srv.bodies) == 2
     said = [e.text for e in events if isinstance(e, ev.Notice) and "leaves the other" in e.text]
     assert len(said) == 1 and "takes the first call" in said[0]
