@@ -292,7 +292,7 @@ class _Walker:
             else:
                 self.walk_children(node, depth)
         elif kind == "test_command":
-            self.test_command(node, depth)
+            self.find_substitutions(node, depth, test=True)
         elif kind == "c_style_for_statement":
             self.arithmetic(node, depth)
             body = node.child_by_field_name("body")
@@ -530,26 +530,6 @@ class _Walker:
                 continue
             stack.extend(reversed(current.children))
 
-    def test_command(self, node: Node, depth: int) -> None:
-        """`[[ ... ]]`: `-eq`-style comparisons and `-v` are arithmetic, the rest is not."""
-        if depth > _MAX_NODE_DEPTH:
-            self.problem("nested too deeply to analyse")
-            return
-        for child in node.children:
-            kind = child.type
-            operator = child.child_by_field_name("operator")
-            if kind in ("binary_expression", "unary_expression") and operator is not None and (
-                    self.text(operator) in _ARITH_TEST_OPERATORS):
-                self.arithmetic(child, depth + 1)
-            elif kind in ("command_substitution", "process_substitution"):
-                self.substitution(child, depth + 1)
-            elif kind in ("arithmetic_expansion", "subscript"):
-                self.arithmetic(child, depth + 1)
-            else:
-                if kind == "expansion":
-                    self.note_indirection(child)
-                self.test_command(child, depth + 1)
-
     # -- words -------------------------------------------------------------------------------
 
     def substitution(self, node: Node, depth: int) -> None:
@@ -569,8 +549,11 @@ class _Walker:
         for child in children:
             self.walk(child, depth + 1)
 
-    def find_substitutions(self, node: Node, depth: int) -> None:
-        """Walk every command or process substitution under `node`."""
+    def find_substitutions(self, node: Node, depth: int, *, test: bool = False) -> None:
+        """Walk every command or process substitution under `node`.
+
+        In a `[[ ... ]]` test (``test``), `-eq`-style comparisons and `-v` are arithmetic too.
+        """
         if depth > _MAX_NODE_DEPTH:
             self.problem("nested too deeply to analyse")
             return
@@ -578,14 +561,21 @@ class _Walker:
             kind = child.type
             if kind in ("command_substitution", "process_substitution"):
                 self.substitution(child, depth + 1)
-            elif kind in ("arithmetic_expansion", "subscript"):
+            elif kind in ("arithmetic_expansion", "subscript") or (
+                    test and self.compares_numbers(child)):
                 self.arithmetic(child, depth + 1)
-            elif child.is_error or child.is_missing:
+            elif not test and (child.is_error or child.is_missing):
                 self.walk(child, depth + 1)
             else:
                 if kind == "expansion":
                     self.note_indirection(child)
-                self.find_substitutions(child, depth + 1)
+                self.find_substitutions(child, depth + 1, test=test)
+
+    def compares_numbers(self, node: Node) -> bool:
+        """Whether a `[[ ... ]]` expression is an `-eq`-style comparison or `-v`."""
+        operator = node.child_by_field_name("operator")
+        return (node.type in ("binary_expression", "unary_expression") and operator is not None
+                and self.text(operator) in _ARITH_TEST_OPERATORS)
 
     def note_indirection(self, node: Node) -> None:
         """`${!name}` resolves a name held in a variable, subscripts included."""
