@@ -469,10 +469,7 @@ class _Converter:
                 nxt = pattern[i + 1]
                 i += 2
                 if nxt in "(){}+?|":
-                    if extended:
-                        self.literal(nxt)
-                        continue
-                    end = self.operator(nxt, i)
+                    end = self.special(nxt, i, escaped=True)
                     if end is None:
                         return None
                     i = end
@@ -493,10 +490,7 @@ class _Converter:
                 continue
             i += 1
             if ch in "(){}+?|":
-                if not extended:
-                    self.literal(ch)
-                    continue
-                end = self.operator(ch, i)
+                end = self.special(ch, i, escaped=False)
                 if end is None:
                     return None
                 i = end
@@ -526,8 +520,15 @@ class _Converter:
             return None
         return "".join(self.out)
 
-    def operator(self, op: str, i: int) -> int | None:
-        """Handle `( ) { } + ? |` as operators; returns where scanning resumes, or None."""
+    def special(self, op: str, i: int, *, escaped: bool) -> int | None:
+        """Handle one of `( ) { } + ? |`; returns where scanning resumes, or None.
+
+        Escaped it is an operator in basic syntax and a literal in extended syntax; unescaped,
+        the other way round.
+        """
+        if escaped == self.extended:
+            self.literal(op)
+            return i
         if op == "(":
             self.open_group()
             return i
