@@ -978,26 +978,32 @@ class _Walker:
                 continue
             break
         rest = words[index:]
-        nested = (*wrappers, name)
-        if command_mode:
-            if not rest:
-                self.emit(words, source, wrappers)
-                return
-            script = rest[0]
-            if script.dynamic:
-                self.problem(f"{name} -c with a script only known at run time")
-                self.emit(words, source, wrappers)
-                return
-            self.script(script.text, nested, f"{name} -c")
+        if command_mode and rest:
+            self.command_script(name, words, source, wrappers, rest[0])
+        elif not command_mode and (stdin_mode or not rest):
+            self.stdin_script(name, words, source, wrappers, stdin,
+                              no_stdin=f"{name} reads a script from stdin")
+        else:
+            self.emit(words, source, wrappers)
+
+    def command_script(self, name: str, words: list[Word], source: str,
+                       wrappers: tuple[str, ...], script: Word) -> None:
+        """The script a shell's `-c` runs."""
+        if script.dynamic:
+            self.problem(f"{name} -c with a script only known at run time")
+            self.emit(words, source, wrappers)
             return
-        if stdin_mode or not rest:
-            if stdin is None:
-                self.problem(f"{name} reads a script from stdin")
-                self.emit(words, source, wrappers)
-                return
-            self.script(stdin, nested, f"{name} stdin")
+        self.script(script.text, (*wrappers, name), f"{name} -c")
+
+    def stdin_script(self, name: str, words: list[Word], source: str, wrappers: tuple[str, ...],
+                     stdin: str | None, *, no_stdin: str) -> None:
+        """The script a shell reads from stdin; ``no_stdin`` is the problem when no
+        here-document or here-string gives it."""
+        if stdin is None:
+            self.problem(no_stdin)
+            self.emit(words, source, wrappers)
             return
-        self.emit(words, source, wrappers)
+        self.script(stdin, (*wrappers, name), f"{name} stdin")
 
     def foreign_shell(self, name: str, words: list[Word], source: str,
                       wrappers: tuple[str, ...]) -> None:
@@ -1032,19 +1038,11 @@ class _Walker:
                 index += 2
                 continue
             index += 1
-        nested = (*wrappers, name)
         if script is None:
-            if stdin is None:
-                self.problem(f"{name} starts a shell that reads commands from stdin")
-                self.emit(words, source, wrappers)
-                return
-            self.script(stdin, nested, f"{name} stdin")
-            return
-        if script.dynamic:
-            self.problem(f"{name} -c with a script only known at run time")
-            self.emit(words, source, wrappers)
-            return
-        self.script(script.text, nested, f"{name} -c")
+            self.stdin_script(name, words, source, wrappers, stdin,
+                              no_stdin=f"{name} starts a shell that reads commands from stdin")
+        else:
+            self.command_script(name, words, source, wrappers, script)
 
     # -- end of analysis ---------------------------------------------------------------------
 
