@@ -463,23 +463,6 @@ class _Converter:
         i, n = 0, len(pattern)
         while i < n:
             ch = pattern[i]
-            if ch == "\\":
-                if i + 1 >= n:
-                    return None
-                nxt = pattern[i + 1]
-                i += 2
-                if nxt in "(){}+?|":
-                    end = self.special(nxt, i, escaped=True)
-                    if end is None:
-                        return None
-                    i = end
-                elif nxt in _LITERAL_ESCAPES:
-                    self.literal(nxt)
-                elif nxt in _CHAR_ESCAPES:
-                    self.literal(_CHAR_ESCAPES[nxt])
-                else:
-                    return None
-                continue
             if ch == "[":
                 end = _bracket_end(pattern, i)
                 converted = None if end is None else _convert_bracket(pattern[i + 1:end])
@@ -488,12 +471,24 @@ class _Converter:
                 self.atom(converted)
                 i = end + 1
                 continue
-            i += 1
+            escaped = ch == "\\"
+            if escaped:
+                if i + 1 >= n:
+                    return None
+                ch = pattern[i + 1]
+            i += 2 if escaped else 1
             if ch in "(){}+?|":
-                end = self.special(ch, i, escaped=False)
+                end = self.special(ch, i, escaped=escaped)
                 if end is None:
                     return None
                 i = end
+            elif escaped:
+                if ch in _LITERAL_ESCAPES:
+                    self.literal(ch)
+                elif ch in _CHAR_ESCAPES:
+                    self.literal(_CHAR_ESCAPES[ch])
+                else:
+                    return None
             elif ch == "*":
                 if not extended and (self.branch_start or self.only_anchor):
                     self.literal("*")
