@@ -112,13 +112,20 @@ _INTERVAL_AT = re.compile(r"\{\d*,(\d*)\}")
 LONG_INTERVAL = 16
 
 
-def _class_end(pattern: str, start: int) -> int:
-    """The index after the character class that opens at ``pattern[start]``."""
+def _members_start(pattern: str, start: int) -> int:
+    """Where the `]` closing the bracket opened at ``pattern[start]`` may stand: past a `^`
+    and a `]` right after it (a member there, not the end)."""
     i = start + 1
     if i < len(pattern) and pattern[i] == "^":
         i += 1
     if i < len(pattern) and pattern[i] == "]":
         i += 1
+    return i
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class that opens at ``pattern[start]``."""
+    i = _members_start(pattern, start)
     while i < len(pattern) and pattern[i] != "]":
         i += 2 if pattern[i] == "\\" else 1
     return i + 1
@@ -570,12 +577,7 @@ def _unambiguous(branches: list[list[str]] | None) -> bool:
 
 def _bracket_end(pattern: str, start: int) -> int | None:
     """Index of the `]` closing the bracket expression opened at `start`."""
-    i = start + 1
-    if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1
-    end = pattern.find("]", i)
+    end = pattern.find("]", _members_start(pattern, start))
     return end if end >= 0 else None
 
 
