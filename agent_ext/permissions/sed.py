@@ -112,13 +112,20 @@ _INTERVAL_AT = re.compile(r"\{\d*,(\d*)\}")
 LONG_INTERVAL = 16
 
 
-def _class_end(pattern: str, start: int) -> int:
-    """The index after the character class that opens at ``pattern[start]``."""
+def _members_start(pattern: str, start: int) -> int:
+    """Where the `]` closing the bracket opened at ``pattern[start]`` may stand: past a `^`
+    and a `]` right after it (a member there, not the end)."""
     i = start + 1
     if i < len(pattern) and pattern[i] == "^":
         i += 1
     if i < len(pattern) and pattern[i] == "]":
         i += 1
+    return i
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class that opens at ``pattern[start]``."""
+    i = _members_start(pattern, start)
     while i < len(pattern) and pattern[i] != "]":
         i += 2 if pattern[i] == "\\" else 1
     return i + 1
@@ -463,26 +470,6 @@ class _Converter:
         i, n = 0, len(pattern)
         while i < n:
             ch = pattern[i]
-            if ch == "\\":
-                if i + 1 >= n:
-                    return None
-                nxt = pattern[i + 1]
-                i += 2
-                if nxt in "(){}+?|":
-                    if extended:
-                        self.literal(nxt)
-                        continue
-                    end = self.operator(nxt, i)
-                    if end is None:
-                        return None
-                    i = end
-                elif nxt in _LITERAL_ESCAPES:
-                    self.literal(nxt)
-                elif nxt in _CHAR_ESCAPES:
-                    self.literal(_CHAR_ESCAPES[nxt])
-                else:
-                    return None
-                continue
             if ch == "[":
                 end = _bracket_end(pattern, i)
                 converted = None if end is None else _convert_bracket(pattern[i + 1:end])
@@ -491,15 +478,24 @@ class _Converter:
                 self.atom(converted)
                 i = end + 1
                 continue
-            i += 1
+            escaped = ch == "\\"
+            if escaped:
+                if i + 1 >= n:
+                    return None
+                ch = pattern[i + 1]
+            i += 2 if escaped else 1
             if ch in "(){}+?|":
-                if not extended:
-                    self.literal(ch)
-                    continue
-                end = self.operator(ch, i)
+                end = self.special(ch, i, escaped=escaped)
                 if end is None:
                     return None
                 i = end
+            elif escaped:
+                if ch in _LITERAL_ESCAPES:
+                    self.literal(ch)
+                elif ch in _CHAR_ESCAPES:
+                    self.literal(_CHAR_ESCAPES[ch])
+                else:
+                    return None
             elif ch == "*":
                 if not extended and (self.branch_start or self.only_anchor):
                     self.literal("*")
@@ -526,8 +522,15 @@ class _Converter:
             return None
         return "".join(self.out)
 
-    def operator(self, op: str, i: int) -> int | None:
-        """Handle `( ) { } + ? |` as operators; returns where scanning resumes, or None."""
+    def special(self, op: str, i: int, *, escaped: bool) -> int | None:
+        """Handle one of `( ) { } + ? |`; returns where scanning resumes, or None.
+
+        Escaped it is an operator in basic syntax and a literal in extended syntax; unescaped,
+        the other way round.
+        """
+        if escaped == self.extended:
+            self.literal(op)
+            return i
         if op == "(":
             self.open_group()
             return i
@@ -574,12 +577,7 @@ def _unambiguous(branches: list[list[str]] | None) -> bool:
 
 def _bracket_end(pattern: str, start: int) -> int | None:
     """Index of the `]` closing the bracket expression opened at `start`."""
-    i = start + 1
-    if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1
-    end = pattern.find("]", i)
+    end = pattern.find("]", _members_start(pattern, start))
     return end if end >= 0 else None
 
 

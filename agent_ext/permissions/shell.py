@@ -292,7 +292,7 @@ class _Walker:
             else:
                 self.walk_children(node, depth)
         elif kind == "test_command":
-            self.test_command(node, depth)
+            self.find_substitutions(node, depth, test=True)
         elif kind == "c_style_for_statement":
             self.arithmetic(node, depth)
             body = node.child_by_field_name("body")
@@ -530,26 +530,6 @@ class _Walker:
                 continue
             stack.extend(reversed(current.children))
 
-    def test_command(self, node: Node, depth: int) -> None:
-        """`[[ ... ]]`: `-eq`-style comparisons and `-v` are arithmetic, the rest is not."""
-        if depth > _MAX_NODE_DEPTH:
-            self.problem("nested too deeply to analyse")
-            return
-        for child in node.children:
-            kind = child.type
-            operator = child.child_by_field_name("operator")
-            if kind in ("binary_expression", "unary_expression") and operator is not None and (
-                    self.text(operator) in _ARITH_TEST_OPERATORS):
-                self.arithmetic(child, depth + 1)
-            elif kind in ("command_substitution", "process_substitution"):
-                self.substitution(child, depth + 1)
-            elif kind in ("arithmetic_expansion", "subscript"):
-                self.arithmetic(child, depth + 1)
-            else:
-                if kind == "expansion":
-                    self.note_indirection(child)
-                self.test_command(child, depth + 1)
-
     # -- words -------------------------------------------------------------------------------
 
     def substitution(self, node: Node, depth: int) -> None:
@@ -569,8 +549,11 @@ class _Walker:
         for child in children:
             self.walk(child, depth + 1)
 
-    def find_substitutions(self, node: Node, depth: int) -> None:
-        """Walk every command or process substitution under `node`."""
+    def find_substitutions(self, node: Node, depth: int, *, test: bool = False) -> None:
+        """Walk every command or process substitution under `node`.
+
+        In a `[[ ... ]]` test (``test``), `-eq`-style comparisons and `-v` are arithmetic too.
+        """
         if depth > _MAX_NODE_DEPTH:
             self.problem("nested too deeply to analyse")
             return
@@ -578,14 +561,21 @@ class _Walker:
             kind = child.type
             if kind in ("command_substitution", "process_substitution"):
                 self.substitution(child, depth + 1)
-            elif kind in ("arithmetic_expansion", "subscript"):
+            elif kind in ("arithmetic_expansion", "subscript") or (
+                    test and self.compares_numbers(child)):
                 self.arithmetic(child, depth + 1)
-            elif child.is_error or child.is_missing:
+            elif not test and (child.is_error or child.is_missing):
                 self.walk(child, depth + 1)
             else:
                 if kind == "expansion":
                     self.note_indirection(child)
-                self.find_substitutions(child, depth + 1)
+                self.find_substitutions(child, depth + 1, test=test)
+
+    def compares_numbers(self, node: Node) -> bool:
+        """Whether a `[[ ... ]]` expression is an `-eq`-style comparison or `-v`."""
+        operator = node.child_by_field_name("operator")
+        return (node.type in ("binary_expression", "unary_expression") and operator is not None
+                and self.text(operator) in _ARITH_TEST_OPERATORS)
 
     def note_indirection(self, node: Node) -> None:
         """`${!name}` resolves a name held in a variable, subscripts included."""
@@ -988,26 +978,32 @@ class _Walker:
                 continue
             break
         rest = words[index:]
-        nested = (*wrappers, name)
-        if command_mode:
-            if not rest:
-                self.emit(words, source, wrappers)
-                return
-            script = rest[0]
-            if script.dynamic:
-                self.problem(f"{name} -c with a script only known at run time")
-                self.emit(words, source, wrappers)
-                return
-            self.script(script.text, nested, f"{name} -c")
+        if command_mode and rest:
+            self.command_script(name, words, source, wrappers, rest[0])
+        elif not command_mode and (stdin_mode or not rest):
+            self.stdin_script(name, words, source, wrappers, stdin,
+                              no_stdin=f"{name} reads a script from stdin")
+        else:
+            self.emit(words, source, wrappers)
+
+    def command_script(self, name: str, words: list[Word], source: str,
+                       wrappers: tuple[str, ...], script: Word) -> None:
+        """The script a shell's `-c` runs."""
+        if script.dynamic:
+            self.problem(f"{name} -c with a script only known at run time")
+            self.emit(words, source, wrappers)
             return
-        if stdin_mode or not rest:
-            if stdin is None:
-                self.problem(f"{name} reads a script from stdin")
-                self.emit(words, source, wrappers)
-                return
-            self.script(stdin, nested, f"{name} stdin")
+        self.script(script.text, (*wrappers, name), f"{name} -c")
+
+    def stdin_script(self, name: str, words: list[Word], source: str, wrappers: tuple[str, ...],
+                     stdin: str | None, *, no_stdin: str) -> None:
+        """The script a shell reads from stdin; ``no_stdin`` is the problem when no
+        here-document or here-string gives it."""
+        if stdin is None:
+            self.problem(no_stdin)
+            self.emit(words, source, wrappers)
             return
-        self.emit(words, source, wrappers)
+        self.script(stdin, (*wrappers, name), f"{name} stdin")
 
     def foreign_shell(self, name: str, words: list[Word], source: str,
                       wrappers: tuple[str, ...]) -> None:
@@ -1042,19 +1038,11 @@ class _Walker:
                 index += 2
                 continue
             index += 1
-        nested = (*wrappers, name)
         if script is None:
-            if stdin is None:
-                self.problem(f"{name} starts a shell that reads commands from stdin")
-                self.emit(words, source, wrappers)
-                return
-            self.script(stdin, nested, f"{name} stdin")
-            return
-        if script.dynamic:
-            self.problem(f"{name} -c with a script only known at run time")
-            self.emit(words, source, wrappers)
-            return
-        self.script(script.text, nested, f"{name} -c")
+            self.stdin_script(name, words, source, wrappers, stdin,
+                              no_stdin=f"{name} starts a shell that reads commands from stdin")
+        else:
+            self.command_script(name, words, source, wrappers, script)
 
     # -- end of analysis ---------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,30 +117,35 @@ def read_hit(pattern: PathPattern, shape: SpecShape, touched: Touched,
     static argument paths of every command; with ``best_effort`` False (a bare ``Read``
     rule, which names every path) only what the program table knows is read counts."""
     guesses = (*arguments, *touched.argument_reads) if best_effort else ()
-    for path in (*touched.reads, *guesses):
-        if pattern.matches(path):
-            return f"it reads {path}"
-    for folder in touched.recursive_reads:
-        if holds(pattern, shape, folder):
-            return f"it reads everything under {folder}"
     unknowns = touched.argument_unknown if best_effort else ()
-    for unknown in (*touched.unknown_reads, *unknowns):
-        if _maybe(pattern, shape, unknown):
-            return f"`{unknown.word}` may read a path only known when it runs"
-    return None
+    return _hit(pattern, shape, "read", paths=(*touched.reads, *guesses),
+                folders=touched.recursive_reads, unknowns=(*touched.unknown_reads, *unknowns),
+                under=holds)
 
 
 def edit_hit(pattern: PathPattern, shape: SpecShape, touched: Touched) -> str | None:
     """Why an Edit rule matches the command's writes, or None."""
-    for path in (*touched.redirect_writes, *touched.program_writes, *touched.repositories):
+    return _hit(pattern, shape, "write",
+                paths=(*touched.redirect_writes, *touched.program_writes, *touched.repositories),
+                folders=touched.recursive_writes, unknowns=touched.unknown_writes,
+                under=could_hold)
+
+
+def _hit(pattern: PathPattern, shape: SpecShape, verb: str, *, paths: Iterable[str],
+         folders: Iterable[str], unknowns: Iterable[Unknown],
+         under: Callable[[PathPattern, SpecShape, str], bool]) -> str | None:
+    """Why the rule matches what the command reads or writes (``verb``), or None: a path it
+    names, a folder taken whole that holds (``under``) what the rule names, or a word only
+    known when it runs."""
+    for path in paths:
         if pattern.matches(path):
-            return f"it writes {path}"
-    for folder in touched.recursive_writes:
-        if could_hold(pattern, shape, folder):
-            return f"it writes everything under {folder}"
-    for unknown in touched.unknown_writes:
+            return f"it {verb}s {path}"
+    for folder in folders:
+        if under(pattern, shape, folder):
+            return f"it {verb}s everything under {folder}"
+    for unknown in unknowns:
         if _maybe(pattern, shape, unknown):
-            return f"`{unknown.word}` may write a path only known when it runs"
+            return f"`{unknown.word}` may {verb} a path only known when it runs"
     return None
 
 

@@ -60,6 +60,16 @@ SHOWN_ON_REFUSAL_LINES = 400
 SHOWN_ON_REFUSAL_CHARS = 20_000
 
 
+def read_now(problem: ToolRefusal, where: str, content: str, read: RememberedCall, *,
+             against: str, size: str = "", hint: str = "") -> ToolRefusal:
+    """``problem`` (a change to ``where``, never read) with ``content``, read now, handed to
+    the model, which redoes the change at once and remembers the call as ``read``."""
+    return ToolRefusal(problem.code, (
+        f"{where} had not been read in this session, so nothing was changed. It is read now: "
+        f"here is all of it{size}. Make the change again against {against}.{hint}\n\n"
+        f"{content}"), remembered_as=read)
+
+
 class PlannedInvocation(ToolInvocation[P], Generic[P, PlanT]):
     """A call whose change is planned once and then shown, approved and applied.
 
@@ -361,10 +371,8 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
         hint = self._against(snap.text.text)
         read = RememberedCall("read_file", {"file_path": getattr(self.params, "file_path",
                                                                  os.fspath(path))}, numbered)
-        return ToolRefusal(problem.code, (
-            f"{path} had not been read in this session, so nothing was changed. It is read now: "
-            f"here is all of it ({len(lines)} lines). Make the change again against this "
-            f"content.{' ' + hint if hint else ''}\n\n{numbered}"), remembered_as=read)
+        return read_now(problem, str(path), numbered, read, against="this content",
+                        size=f" ({len(lines)} lines)", hint=f" {hint}" if hint else "")
 
     def _against(self, content: str) -> str:
         """What the refused call's own arguments would do to ``content``, for the model's

@@ -62,13 +62,7 @@ class _Converter(HTMLParser):
     # -- parser callbacks --------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP:
-            self._skip += 0 if tag in _VOID else 1
-            return
-        if tag == "title":
-            self._in_title = True
-            return
-        if self._skip or self._inline_mark(tag):
+        if self._outside_blocks(tag, opening=True):
             return
         attr = dict(attrs)
         if tag in _BLOCK:
@@ -116,14 +110,7 @@ class _Converter(HTMLParser):
                 self.out.append(": ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP:
-            if tag not in _VOID and self._skip:
-                self._skip -= 1
-            return
-        if tag == "title":
-            self._in_title = False
-            return
-        if self._skip or self._inline_mark(tag):
+        if self._outside_blocks(tag, opening=False):
             return
         if tag in _BLOCK or tag in ("h1", "h2", "h3", "h4", "h5", "h6", "blockquote"):
             self._break(2)
@@ -137,6 +124,18 @@ class _Converter(HTMLParser):
             self.out.append("```\n\n")
         elif tag == "a" and self._links:
             self._close_link()
+
+    def _outside_blocks(self, tag: str, *, opening: bool) -> bool:
+        """Handle a tag that shapes no block (a skipped element, the title, an inline mark) or
+        one inside a skipped element; whether it was such a tag."""
+        if tag in _SKIP:
+            if tag not in _VOID:
+                self._skip = self._skip + 1 if opening else max(0, self._skip - 1)
+            return True
+        if tag == "title":
+            self._in_title = opening
+            return True
+        return bool(self._skip) or self._inline_mark(tag)
 
     def _inline_mark(self, tag: str) -> bool:
         """Write the mark of an inline tag (code outside ``pre``, bold, italic), the same where

@@ -49,6 +49,16 @@ def _diff_lines(text: str) -> list[str]:
     return lines
 
 
+def under_cwd(path: str, cwd: str | Path) -> str:
+    """``path`` relative to the working directory when inside it (``.`` for the directory
+    itself), else as given: how the search and listing tools name what they found."""
+    cwd = os.path.normpath(cwd)
+    if path == cwd:
+        return "."
+    prefix = cwd.rstrip(os.sep) + os.sep
+    return path[len(prefix):] if path.startswith(prefix) else path
+
+
 def shown(path: Path, cwd: Path) -> str:
     """A path as the user likes to see it in a title: relative under the cwd, else absolute."""
     try:

@@ -8,8 +8,6 @@ its own judgement instead of failing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable
 from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,6 +22,8 @@ from agent_ext.core import (
     ToolResult,
 )
 from agent_ext.core.interaction import Answer, Asker, Option, Question
+
+from ._waiting import until_cancelled
 
 MAX_OPTIONS = 8
 PROCEED = "Proceed with your best judgement and say what you assumed."
@@ -90,30 +90,13 @@ class _AskUserInvocation(ToolInvocation[AskUserParams]):
             return ToolResult(llm_content=HEADLESS, display=HEADLESS)
         asker = cast("Asker", found)
         try:
-            answer = await until_cancelled(asker(self.question()), control)
+            answer = await until_cancelled(asker(self.question()), control, cancelled=False)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001  a broken front end is reported, not raised
             text = f"No answer: the question could not be shown ({exc}). {PROCEED}"
             return ToolResult(llm_content=text, display=text)
         return answer_result(answer)
-
-
-async def until_cancelled(waiting: Awaitable[Answer | None],
-                          control: ExecControl) -> Answer | bool | None:
-    """The asker's answer, or False once ``control.cancelled`` is set (the wait is abandoned)."""
-    task = asyncio.ensure_future(waiting)
-    try:
-        while not control.cancelled.is_set():
-            done, _ = await asyncio.wait({task}, timeout=0.1)
-            if done:
-                return task.result()
-        return False
-    finally:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
 
 
 def answer_result(answer: Answer | bool | None) -> ToolResult:

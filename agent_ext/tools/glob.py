@@ -31,6 +31,7 @@ from agent_ext.core import (
 from agent_ext.urls import parse_path_arg
 
 from ._ignore import GlobError, ReadDenied, Walk, glob_regex
+from ._render import under_cwd
 
 #: Files shown at most; collection stops at COLLECT_LIMIT matches.
 SHOW_LIMIT = 100
@@ -220,5 +221,4 @@ class GlobInvocation(ToolInvocation[GlobParams]):
                 else f'in "{self._show(str(self.root))}"')
 
     def _show(self, path: str) -> str:
-        prefix = os.path.normpath(self.ctx.cwd).rstrip(os.sep) + os.sep
-        return path[len(prefix):] if path.startswith(prefix) else path
+        return under_cwd(path, self.ctx.cwd)

@@ -47,6 +47,7 @@ from ._pygrep import (
     search_text,
     spans_lines,
 )
+from ._render import under_cwd
 from ._rg import RgError, find_rg, search
 from ._targets import ReadAsked, refuse_control_characters, target_locations
 
@@ -307,11 +308,7 @@ class Report:
         self.order = _newest_first(keep, paths, found.mtimes)
 
     def show(self, path: str) -> str:
-        """``path`` relative to the working directory when inside it, else absolute."""
-        if path == self.cwd:
-            return "."
-        prefix = self.cwd.rstrip(os.sep) + os.sep
-        return path[len(prefix):] if path.startswith(prefix) else path
+        return under_cwd(path, self.cwd)
 
     def render(self, limit: int, offset: int) -> tuple[str, list[str]]:
         """The result text, and the files on the page (to record as partial reads)."""

@@ -29,6 +29,7 @@ from agent_ext.core import (
 from agent_ext.urls import parse_path_arg
 
 from ._ignore import GlobError, IgnoreChecker, ReadDenied, glob_regex
+from ._render import under_cwd
 
 MAX_ENTRIES = 500
 
@@ -186,8 +187,7 @@ class LsInvocation(ToolInvocation[LsParams]):
         path = str(self.directory)
         if path == cwd:
             return f"{path} (the working directory)"
-        prefix = cwd.rstrip(os.sep) + os.sep
-        return path[len(prefix):] + "/" if path.startswith(prefix) else path + "/"
+        return under_cwd(path, cwd) + "/"
 
 
 def _describe(item: os.DirEntry[str], checker: IgnoreChecker) -> _Entry:

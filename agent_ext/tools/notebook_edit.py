@@ -50,7 +50,7 @@ from agent_ext.notebook.session import (
     open_notebook,
 )
 
-from ._change import SHOWN_ON_REFUSAL_CHARS, PlannedInvocation
+from ._change import SHOWN_ON_REFUSAL_CHARS, PlannedInvocation, read_now
 from ._render import shown, unified_diff
 from ._targets import refuse_control_characters
 from .write_file import KEEP_SHARE
@@ -227,10 +227,7 @@ class NotebookEditInvocation(PlannedInvocation[NotebookEditParams, EditPlan]):
         where = self._address() if self.path is not None else self._name()
         remembered = RememberedCall("read_file", {"file_path": self.params.notebook_path or path},
                                     read.llm_content)
-        return NotebookError(problem.code, (
-            f"{where} had not been read in this session, so nothing was changed. It is read now: "
-            f"here is all of it. Make the change again against these cells.\n\n"
-            f"{read.llm_content}"), remembered_as=remembered)
+        return read_now(problem, where, read.llm_content, remembered, against="these cells")
 
     def _preparation_failure(self, exc: Exception) -> ToolRefusal:
         return NotebookError(ErrorCode.NOTEBOOK_EDIT_FAILURE,

@@ -36,6 +36,7 @@ from agent_ext.core import (
 )
 
 from ._html import html_to_text
+from ._waiting import until_cancelled
 
 MAX_REDIRECTS = 5
 MAX_BODY = 5 * 2**20
@@ -147,18 +148,10 @@ class _WebFetchInvocation(ToolInvocation[WebFetchParams]):
                                    extra={"url": self.params.url, "domain": host})
 
     async def execute(self, control: ExecControl) -> ToolResult:
-        task = asyncio.ensure_future(fetch_text(self.params.url, self.params.max_chars,
-                                                self.params.timeout))
-        try:
-            while not control.cancelled.is_set():
-                done, _ = await asyncio.wait({task}, timeout=0.1)
-                if done:
-                    return task.result()
-            return ToolResult.fail(ErrorCode.EXECUTION_CANCELLED,
-                                   f"The fetch of {self.params.url} was cancelled by the user.")
-        finally:
-            if not task.done():
-                task.cancel()
+        cancelled = ToolResult.fail(ErrorCode.EXECUTION_CANCELLED,
+                                    f"The fetch of {self.params.url} was cancelled by the user.")
+        fetching = fetch_text(self.params.url, self.params.max_chars, self.params.timeout)
+        return await until_cancelled(fetching, control, cancelled=cancelled)
 
 
 @dataclass

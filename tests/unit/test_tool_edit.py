@@ -459,6 +459,10 @@ async def test_a_change_to_a_file_never_read_shows_it_so_the_next_try_lands(
         first = await agent.call_tool("edit", change)
         assert first.error is not None and first.error.code == "edit_requires_prior_read"
         assert "return a - b" in first.text and "It is read now" in first.text
+        assert first.text.startswith(
+            f"{tmp_path / 'calc.py'} had not been read in this session, so nothing was changed. "
+            "It is read now: here is all of it (2 lines). Make the change again against this "
+            "content. ")
         assert "Your old_string matches (line 2): send the same edit again" in first.text
         assert (tmp_path / "calc.py").read_text().endswith("a - b\n")  # nothing changed yet
         second = await agent.call_tool("edit", change)

@@ -644,6 +644,8 @@ async def test_an_edit_of_a_notebook_never_read_reads_it_for_the_model(tmp_path:
         await agent.aclose()
     first, second, third = (r for _, r in run.tool_calls)
     assert code_of(first) == ErrorCode.EDIT_REQUIRES_PRIOR_READ and "It is read now" in first.text
+    assert ("had not been read in this session, so nothing was changed. It is read now: here is "
+            "all of it. Make the change again against these cells.\n\n") in first.text
     assert first.remembered_as is not None and first.remembered_as.name == "read_file"
     assert "print(totl)" in str(first.remembered_as.content)
     sent = model.requests[1].messages
