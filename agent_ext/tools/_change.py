@@ -341,11 +341,16 @@ class ChangeInvocation(PlannedInvocation[P, ChangePlan]):
             return problem
         if path.suffix.lower() == ".ipynb":
             # Its JSON is not what the model means to change, nor what it should be shown.
-            return ToolRefusal(problem.code, (
+            return ToolRefusal(problem.code, await self._in_cells(path) or (
                 f"{path} is a notebook, so nothing was changed: change its cells with "
                 "notebook_edit, by the cell ids read_file shows. To change its JSON itself, "
                 f"read that first with read_file {json.dumps({'file_path': f'{path}:raw'})}."))
         return await asyncio.to_thread(self._read_for_model, problem)
+
+    async def _in_cells(self, path: Path) -> str:
+        """For a change aimed at a notebook's cells as if it were a text file: what the change
+        is in notebook_edit terms ("" when there is nothing to say)."""
+        return ""
 
     def _read_for_model(self, problem: ToolRefusal) -> ToolRefusal:
         """The refusal of a change to a file never read, with the file's content added when a

@@ -18,6 +18,7 @@ edit under the 100 ms stall a notebook tolerates.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from pydantic import Field
 from agent_ext.core import ErrorCode, Kind, Params, Tool, ToolContext, ToolRefusal
 from agent_ext.fs import ReadCache
 from agent_ext.fs.matching import apply_edit, find_edit
+from agent_ext.notebook.session import notebook_reads, open_notebook
 from agent_ext.urls import ParsedURL, URLRouter
 
 from ._change import ChangeInvocation, ChangePlan, gate, read_checked
@@ -74,6 +76,37 @@ class EditInvocation(ChangeInvocation[EditParams]):
     """One edit: planned (read, matched, encoded) once, written after approval."""
 
     read_only_url_tail = "be edited. Read it with read_file instead."
+
+    async def _in_cells(self, path: Path) -> str:
+        """The notebook_edit call that makes this edit, when old_string is in one cell of the
+        notebook and the session has read that cell (nothing unread is shown)."""
+        p = self.params
+        state = notebook_reads(self.ctx).state(os.fspath(path))
+        if state is None or not p.old_string:
+            return ""
+        try:
+            snapshot = await open_notebook(self.ctx, os.fspath(path)).read()
+        except ToolRefusal:
+            return ""
+        found = [(cid, find_edit(cell.source, p.old_string, p.new_string,
+                                 replace_all=p.replace_all), cell.source)
+                 for cid, cell in zip(snapshot.display_ids(), snapshot.cells, strict=True)
+                 if cid in state.covered]
+        hits = [(cid, apply_edit(source, match)) for cid, match, source in found
+                if match.error is None]
+        head = f"{path} is a notebook, so nothing was changed: edit changes text files."
+        if len(hits) > 1:
+            return (f"{head} old_string is in cells {', '.join(c for c, _ in hits)}: change the "
+                    "one you mean with notebook_edit (cell_id, and new_source the cell's whole "
+                    "new source).")
+        if not hits:
+            return ""
+        cid, source = hits[0]
+        call = json.dumps({"name": "notebook_edit", "arguments": {
+            "notebook_path": p.file_path, "cell_id": cid, "new_source": source}},
+            ensure_ascii=False, indent=2)
+        return (f"{head} old_string is in cell {cid}; this notebook_edit call makes the change "
+                f"(check it, then send it):\n```json\n{call}\n```")
 
     def _plan_file(self, path: Path, cache: ReadCache) -> ChangePlan:
         p = self.params

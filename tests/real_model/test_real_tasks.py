@@ -28,7 +28,8 @@ shown, and a fix fenced together with the cells above it still names its cell. T
 the dev set's transcripts: a blind edit remembered as the read made for it (the model copied
 its own failed call, and wrote the fix after a read), and one sampled answer after a repeated
 failing call. One came from the measure's transcripts, as a kind: a cell replaced by the one
-line the model kept, refused as a fragment as whole-file writes already were.
+line the model kept, refused as a fragment as whole-file writes already were; and a text edit
+of a notebook, answered with the cell edit it means.
 """
 
 from __future__ import annotations

@@ -719,10 +719,39 @@ async def test_a_shorter_cell_that_keeps_most_of_it_is_a_rewrite(tmp_path: Path)
                   tool_profile="compact")
     try:
         await agent.call_tool("read_file", {"file_path": "a.ipynb"})
-        result = await agent.call_tool("notebook_edit", {"notebook_path": "a.ipynb",
-                                                         "cell_id": "x",
-                                                         "new_source": "a = 1\nb = 2\ntotal = sum((a, b))"})
+        result = await agent.call_tool("notebook_edit", {
+            "notebook_path": "a.ipynb", "cell_id": "x",
+            "new_source": "a = 1\nb = 2\ntotal = sum((a, b))"})
     finally:
         await agent.aclose()
     assert not result.is_error, result.text
     assert cells(path)[0]["source"] == "a = 1\nb = 2\ntotal = sum((a, b))"
+
+
+async def test_a_text_edit_of_a_read_notebook_is_given_as_the_cell_edit_it_means(
+        tmp_path: Path) -> None:
+    """After a read of the notebook, an edit whose old_string is in one cell is answered with
+    the notebook_edit call that makes it (nothing is applied); in two cells, with their ids."""
+    from agent_ext import Agent
+
+    path = write_nb(tmp_path / "w.ipynb", notebook([
+        code("nums = [3, 5]", cid="data"), code("avg = sum(nums) / len(num)\nprint(avg)",
+                                               cid="average"), code("print(avg)", cid="show")]))
+    before = path.read_bytes()
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False)
+    try:
+        await agent.call_tool("read_file", {"file_path": "w.ipynb"})
+        one = await agent.call_tool("edit", {"file_path": "w.ipynb", "old_string": "len(num)",
+                                             "new_string": "len(nums)"})
+        two = await agent.call_tool("edit", {"file_path": "w.ipynb", "old_string": "print(avg)",
+                                             "new_string": "print(round(avg))"})
+    finally:
+        await agent.aclose()
+    assert code_of(one) == ErrorCode.EDIT_REQUIRES_PRIOR_READ
+    assert "old_string is in cell average" in one.text
+    proposed = json.loads(one.text.split("```json\n", 1)[1].split("\n```", 1)[0])
+    assert proposed == {"name": "notebook_edit", "arguments": {
+        "notebook_path": "w.ipynb", "cell_id": "average",
+        "new_source": "avg = sum(nums) / len(nums)\nprint(avg)"}}
+    assert "cells average, show" in two.text and "```" not in two.text
+    assert path.read_bytes() == before
