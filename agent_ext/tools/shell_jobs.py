@@ -13,9 +13,7 @@ import contextlib
 import enum
 import itertools
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
 import weakref
@@ -36,6 +34,7 @@ from agent_ext.core import (
     ToolInvocation,
     ToolResult,
 )
+from agent_ext.core.scratch import ScratchFolder
 
 from ._proc import OutputLog, RunningProcess, spawn_async
 
@@ -124,9 +123,9 @@ class ShellJobs:
     ``add_listener`` are called with each notice on the event loop that started the job.
     """
 
-    def __init__(self, log_dir: Path | None = None) -> None:
-        self._log_dir = log_dir
-        self._remover: Callable[[], object] | None = None
+    def __init__(self) -> None:
+        # Logs of a registry dropped without kill_all go when it is collected.
+        self._logs_folder = ScratchFolder("agent_ext_shell_")
         self._jobs: dict[str, ShellJob] = {}
         self._foreground: set[RunningProcess] = set()
         self._ids = itertools.count(1)
@@ -146,15 +145,7 @@ class ShellJobs:
     # -- logs --------------------------------------------------------------------------------
 
     def log_dir(self) -> Path:
-        with self._lock:
-            if self._log_dir is None or not self._log_dir.exists():
-                if self._remover is not None:
-                    self._remover()
-                self._log_dir = Path(tempfile.mkdtemp(prefix="agent_ext_shell_"))
-                # Logs of a registry dropped without kill_all go when it is collected.
-                self._remover = weakref.finalize(self, shutil.rmtree, self._log_dir,
-                                                 ignore_errors=True)
-            return self._log_dir
+        return self._logs_folder.path()
 
     def new_log(self, stem: str = "", *, eager: bool = False, head_chars: int = 5_000,
                 tail_chars: int = 20_000, paced: bool = False) -> OutputLog:
@@ -258,11 +249,7 @@ class ShellJobs:
         self.remove_logs()
 
     def remove_logs(self) -> None:
-        with self._lock:
-            if self._remover is not None:
-                self._remover()
-                self._remover = None
-                self._log_dir = None
+        self._logs_folder.remove()
 
     # -- notices -----------------------------------------------------------------------------
 

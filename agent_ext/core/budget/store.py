@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
-import tempfile
 import threading
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent_ext.core.errors import AgentExtError
+from agent_ext.core.scratch import ScratchFolder, make_private_dir
 
 from .config import BudgetConfig
 from .text import encode, format_bytes, sha256_hex
@@ -67,9 +64,7 @@ class SpillStore:
 
     def __init__(self, root: Path | str | None = None, config: BudgetConfig | None = None) -> None:
         self.config = config if config is not None else BudgetConfig()
-        self._root = Path(root) if root is not None else None
-        self._dir: Path | None = None
-        self._remover: Callable[[], object] | None = None
+        self._folder = ScratchFolder("agent_ext-", Path(root) if root is not None else None)
         self._used = 0
         self._lock = threading.Lock()
 
@@ -81,16 +76,7 @@ class SpillStore:
     @property
     def session_dir(self) -> Path:
         """The session folder, created (mode 0700) on first access. Raises OSError on failure."""
-        with self._lock:
-            if self._dir is None:
-                if self._root is None:
-                    self._dir, owned = Path(tempfile.mkdtemp(prefix="agent_ext-")), True
-                else:
-                    self._dir, owned = self._root, _make_private_dir(self._root)
-                if owned:
-                    self._remover = weakref.finalize(self, shutil.rmtree, self._dir,
-                                                     ignore_errors=True)
-            return self._dir
+        return self._folder.path()
 
     def spill(self, tool_name: str, text: str) -> SpillRecord:
         """Save ``text`` as ``{session_dir}/{tool}_{12 hex}.output``. Raises SpillError."""
@@ -115,7 +101,7 @@ class SpillStore:
         name = normalize_call_id(call_id) or f"call_{secrets.token_hex(6)}"
         try:
             folder = self.session_dir / "tool-results"
-            _make_private_dir(folder)
+            make_private_dir(folder)
             path = _write_unique(folder, name, data)
         except OSError as exc:
             self._refund(len(data))
@@ -132,11 +118,8 @@ class SpillStore:
 
     def cleanup(self) -> None:
         """Remove the session folder if this store created it, and reset the byte count."""
+        self._folder.remove()
         with self._lock:
-            if self._remover is not None:
-                self._remover()
-                self._remover = None
-            self._dir = None
             self._used = 0
 
     def __enter__(self) -> SpillStore:
@@ -162,19 +145,6 @@ class SpillStore:
     def _refund(self, size: int) -> None:
         with self._lock:
             self._used = max(0, self._used - size)
-
-
-def _make_private_dir(path: Path) -> bool:
-    """Create ``path`` with mode 0700; True if it was created here, False if it already existed."""
-    try:
-        path.mkdir(mode=0o700, parents=True)
-    except FileExistsError:
-        if not path.is_dir():
-            raise NotADirectoryError(f"{path} exists and is not a folder") from None
-        return False
-    # mkdir's mode is filtered by the umask; set it exactly.
-    path.chmod(0o700)
-    return True
 
 
 def _write_new(path: Path, data: bytes) -> None:
