@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
-#: How alike (difflib ratio) a changed line must be to the line it replaces.
-ALIKE = 0.6
+from agent_ext.fs.matching import ALIKE
+
 #: Fenced blocks longer than this many lines are not read as a one-place fix.
 MAX_FENCE_LINES = 60
 

@@ -35,6 +35,9 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _LINE_NUMBER = re.compile(r"[ ]*\d+(?:\t|\| )")
 #: How alike (difflib ratio, 0..1) the file's text must be to old_string to be shown as closest.
 CLOSEST_MIN_RATIO = 0.4
+#: How alike (difflib ratio) a line must be to another to count as that line changed or
+#: retyped, not new code.
+ALIKE = 0.6
 
 _HOW = {
     "crlf": "its line ends are matched to the file's (CRLF or LF)",

@@ -32,6 +32,7 @@ from agent_ext.core import (
     ToolRefusal,
     ToolResult,
 )
+from agent_ext.fs.matching import ALIKE
 from agent_ext.notebook.document import CellData, NotebookDocument, NotebookError
 from agent_ext.notebook.edits import (
     Applied,
@@ -53,7 +54,7 @@ from agent_ext.notebook.session import (
 from ._change import SHOWN_ON_REFUSAL_CHARS, PlannedInvocation, read_now
 from ._render import shown, unified_diff
 from ._targets import refuse_control_characters
-from .write_file import KEEP_SHARE
+from .write_file import KEEP_SHARE, kept_lines
 
 _RENAMES_SHOWN = 20
 #: A cell read back after an edit is quoted whole up to this size, else named by its ends.
@@ -350,11 +351,6 @@ async def read_back(doc: NotebookDocument, applied: Applied) -> str:
             f"`{lines[0][:80]}` to `{lines[-1][:80]}`.")
 
 
-#: How alike (difflib ratio) a line of a shorter new cell must be to one of the cell's lines
-#: to count as that line kept or retyped, not new code.
-ALIKE = 0.6
-
-
 def _refuse_a_fragment(plan: EditPlan) -> None:
     """Refuse a replace that makes the cell shorter while only keeping or retyping its lines,
     or keeping fewer than half of them: a small model sends the line it fixed (or kept) as the
@@ -362,11 +358,9 @@ def _refuse_a_fragment(plan: EditPlan) -> None:
     fragment rule for whole-file writes is."""
     if plan.mode != "replace" or not plan.takes_source:
         return
-    old = [line.strip() for line in plan.original.splitlines() if line.strip()]
-    new = [line.strip() for line in plan.proposed.splitlines() if line.strip()]
+    old, new, kept = kept_lines(plan.original, plan.proposed)
     if not new or len(new) >= len(old):
         return
-    kept = sum(line in new for line in old)
     retyped = all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
                   for line in new)
     if not retyped and kept >= KEEP_SHARE * len(old):

@@ -89,14 +89,21 @@ KEEP_SHARE = 0.5
 FRAGMENT_MIN_LINES = 3
 
 
+def kept_lines(existing: str, content: str) -> tuple[list[str], list[str], int]:
+    """The non-blank lines of ``existing`` and of ``content`` (stripped), and how many of the
+    first stand unchanged in the second."""
+    old = [line.strip() for line in existing.splitlines() if line.strip()]
+    new = [line.strip() for line in content.splitlines() if line.strip()]
+    present = set(new)
+    return old, new, sum(line in present for line in old)
+
+
 def _refuse_a_fragment(existing: str, content: str, path: Path) -> None:
     """Refuse an overwrite that keeps few of the file's lines: a small model sends the one
     line it fixed as the whole file, which would lose the rest."""
-    old = [line.strip() for line in existing.splitlines() if line.strip()]
+    old, _, kept = kept_lines(existing, content)
     if len(old) < FRAGMENT_MIN_LINES:
         return
-    new = {line.strip() for line in content.splitlines() if line.strip()}
-    kept = sum(line in new for line in old)
     if kept >= KEEP_SHARE * len(old):
         return
     raise ToolRefusal(
