@@ -755,3 +755,43 @@ async def test_a_text_edit_of_a_read_notebook_is_given_as_the_cell_edit_it_means
         "new_source": "avg = sum(nums) / len(nums)\nprint(avg)"}}
     assert "cells average, show" in two.text and "```" not in two.text
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("rules", [
+    {"ask": ["Read(./private/**)"]},          # asked before any read: never read on its behalf
+    {"deny": ["Read(**/*.ipynb)"]},           # a pattern, not the path as written
+    {"deny": ["Read(./private/notes.ipynb)"]},
+])
+async def test_a_notebook_a_read_would_ask_about_or_deny_is_not_read_for_the_model(
+        tmp_path: Path, rules: dict[str, list[str]]) -> None:
+    from agent_ext import Agent
+
+    (tmp_path / "private").mkdir()
+    write_nb(tmp_path / "private" / "notes.ipynb", notebook([code("key = 'SECRET'", cid="k")]))
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  rules=rules)
+    try:
+        result = await agent.call_tool("notebook_edit", {"notebook_path": "private/notes.ipynb",
+                                                         "cell_id": "k", "new_source": "k = 1"})
+    finally:
+        await agent.aclose()
+    assert result.is_error and result.remembered_as is None and "SECRET" not in result.text
+
+
+async def test_a_notebook_outside_the_project_through_a_link_is_not_read_for_the_model(
+        tmp_path: Path) -> None:
+    from agent_ext import Agent
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write_nb(outside / "far.ipynb", notebook([code("key = 'SECRET'", cid="k")]))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "near.ipynb").symlink_to(outside / "far.ipynb")
+    agent = Agent("demo", cwd=project, mode="acceptEdits", plugins=False, mcp=False)
+    try:
+        result = await agent.call_tool("notebook_edit", {"notebook_path": "near.ipynb",
+                                                         "cell_id": "k", "new_source": "k = 1"})
+    finally:
+        await agent.aclose()
+    assert result.is_error and result.remembered_as is None and "SECRET" not in result.text
