@@ -21,7 +21,7 @@ from agent_ext.core.naming import split_external
 
 from ._global_options import GLOBAL_OPTIONS
 from .paths import internal_read, real, rule_path, url_hosts
-from .shell import analyse
+from .shell import SimpleCommand, analyse
 from .shell_paths import HARMLESS, touched
 
 _NAME_CHARS = re.compile(r"^[a-z0-9_-]+$")
@@ -189,21 +189,20 @@ def command_rules(command: str) -> list[str]:
     ``Bash(make *)`` would cover far more than was approved. So does one run through
     ``sudo`` and the like.
     """
-    out: list[str] = []
-    for simple in analyse(command).commands:
-        argv, dynamic = simple.argv, simple.dynamic
-        if not argv or dynamic[0]:
-            continue
-        prefix = command_prefix(argv, dynamic)
-        if _PRIVILEGE & set(simple.wrappers):
-            rule = f"Bash({escape(simple.source.strip())})"
-        elif len(prefix) == 1 and not any(dynamic):
-            rule = f"Bash({escape(' '.join(argv))})"
-        else:
-            rule = f"Bash({escape(' '.join(prefix))} *)"
-        if rule not in out:
-            out.append(rule)
-    return out
+    rules = (_command_rule(simple) for simple in analyse(command).commands)
+    return list(dict.fromkeys(rule for rule in rules if rule is not None))
+
+
+def _command_rule(simple: SimpleCommand) -> str | None:
+    argv, dynamic = simple.argv, simple.dynamic
+    if not argv or dynamic[0]:
+        return None
+    prefix = command_prefix(argv, dynamic)
+    if _PRIVILEGE & set(simple.wrappers):
+        return f"Bash({escape(simple.source.strip())})"
+    if len(prefix) == 1 and not any(dynamic):
+        return f"Bash({escape(' '.join(argv))})"
+    return f"Bash({escape(' '.join(prefix))} *)"
 
 
 def shell_rules_for(command: str, cwd: str, project: str) -> list[str]:
@@ -246,6 +245,13 @@ def scopes_for(invocation: ToolInvocation[Any]) -> tuple[str, ...]:
     return ("tool",)
 
 
+def _path_rule(word: str, path: str, cwd: str, *, directory: bool) -> str:
+    if not directory:
+        return f"{word}({rule_path(path, cwd)})"
+    folder = path if Path(path).is_dir() else posixpath.dirname(path)
+    return f"{word}({rule_path(folder, cwd, directory=True)})"
+
+
 def suggest_rules(invocation: ToolInvocation[Any], scope: str | None, cwd: str) -> list[str]:
     """The allow rules "always allow" adds for ``scope`` (None: the narrowest)."""
     tool = invocation.tool
@@ -262,17 +268,9 @@ def suggest_rules(invocation: ToolInvocation[Any], scope: str | None, cwd: str) 
         paths = _paths(invocation, cwd)
         if scope == "tool" or not paths:
             return [word]
-        scope = scope or scopes_for(invocation)[0]
-        out = []
-        for path in paths:
-            if scope == "directory":
-                folder = path if Path(path).is_dir() else posixpath.dirname(path)
-                rule = f"{word}({rule_path(folder, cwd, directory=True)})"
-            else:
-                rule = f"{word}({rule_path(path, cwd)})"
-            if rule not in out:
-                out.append(rule)
-        return out
+        directory = (scope or scopes_for(invocation)[0]) == "directory"
+        return list(dict.fromkeys(_path_rule(word, path, cwd, directory=directory)
+                                  for path in paths))
     if kind == "fetch" and scope != "tool":
         hosts = sorted(h for h in url_hosts(invocation.url() or "") if h)
         if len(hosts) == 1:
