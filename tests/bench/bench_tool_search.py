@@ -65,7 +65,9 @@ Which sets served which decision (nothing else was decided on data):
   79.2 / 93.9, the whole encoder in its place (``--full-encoder``) 80.4 / 95.7; trained on
   docstring sentences, 1, 2 or 3 passes at a learning rate of 0.003: 80.3 / 94.4, 79.8 /
   94.7, 79.9 / 94.7; 8 passes 79.4 / 94.5; 5 passes at 0.01 79.5 / 94.3; 3 passes at 0.001,
-  kept, 80.2 / 94.5 on a first corpus and 79.8 / 94.3 as the script builds it. The fusion
+  kept, 80.2 / 94.5 on a first corpus that also held one machine's manual-page summaries,
+  79.8 / 94.3 on the docstrings alone, as the script builds it (so that it can be rebuilt
+  elsewhere). The fusion
   weight stayed at 1.0 (0.7 and 1.4: 79.8 / 94.4, 79.9 / 94.4).
 - ``HELD_OUT`` (``holdout4``, ``holdout6``, ``holdout9``, ``holdout10``, ``holdout11``): no
   decision. They are kept apart to estimate accuracy on servers the scorer never saw, and were
