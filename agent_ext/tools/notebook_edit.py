@@ -59,6 +59,8 @@ from .write_file import KEEP_SHARE, kept_lines
 _RENAMES_SHOWN = 20
 #: A cell read back after an edit is quoted whole up to this size, else named by its ends.
 _ECHO_CHARS = 1_000
+#: Line pairs the fragment rule compares at the most: a few tenths of a second of difflib.
+_RETYPED_PAIRS = 10_000
 
 
 class NotebookEditParams(Params):
@@ -361,15 +363,27 @@ def _refuse_a_fragment(plan: EditPlan) -> None:
     old, new, kept = kept_lines(plan.original, plan.proposed)
     if not new or len(new) >= len(old):
         return
-    retyped = all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
-                  for line in new)
-    if not retyped and kept >= KEEP_SHARE * len(old):
+    if not _only_retyped(old, new) and kept >= KEEP_SHARE * len(old):
         return  # most of the cell kept, with new code: a deliberate rewrite
     raise NotebookError(
         ErrorCode.NOTEBOOK_EDIT_FAILURE,
         f"Not changed: cell {plan.cell_id} has {len(old)} lines and new_source only "
         f"{len(new)}, so {len(old) - kept} of its lines would be lost. new_source is the cell's "
         "whole new source: send all of its lines, with the line to fix changed.")
+
+
+def _only_retyped(old: list[str], new: list[str]) -> bool:
+    """Whether every line of ``new`` is a line of ``old``, kept or retyped (difflib ratio at
+    least ``ALIKE``). Each changed line is compared with every old line, so past
+    ``_RETYPED_PAIRS`` pairs (hundreds of changed lines: a rewrite, not a fragment) the answer
+    is no, and the share of kept lines alone decides; a shrinking cell of a thousand unlike
+    lines would otherwise hold the kernel's event loop for half a minute."""
+    present = set(old)
+    changed = [line for line in new if line not in present]
+    if len(changed) * len(old) > _RETYPED_PAIRS:
+        return False
+    return all(any(SequenceMatcher(None, line, was).ratio() >= ALIKE for was in old)
+               for line in changed)
 
 
 def _path_text(value: str | None) -> str | None:

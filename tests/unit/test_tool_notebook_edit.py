@@ -4,7 +4,9 @@ notebooks, approval with the user's changes, and each error, on real files and a
 from __future__ import annotations
 
 import json
+import random
 import re
+import string
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -726,6 +728,66 @@ async def test_a_shorter_cell_that_keeps_most_of_it_is_a_rewrite(tmp_path: Path)
         await agent.aclose()
     assert not result.is_error, result.text
     assert cells(path)[0]["source"] == "a = 1\nb = 2\ntotal = sum((a, b))"
+
+
+def _unlike_lines(n: int) -> list[str]:
+    """``n`` lines that share little with one another (no two are alike to difflib)."""
+    rng = random.Random(n)
+    return ["".join(rng.choice(string.ascii_letters) for _ in range(50)) + " = 1"
+            for _ in range(n)]
+
+
+async def _compact_replace(tmp_path: Path, before: list[str], after: list[str]) -> tuple[
+        bool, str]:
+    from agent_ext import Agent
+
+    path = write_nb(tmp_path / "a.ipynb", notebook([code("\n".join(before), cid="big")]))
+    agent = Agent("demo", cwd=tmp_path, mode="acceptEdits", plugins=False, mcp=False,
+                  tool_profile="compact")
+    try:
+        await agent.call_tool("read_file", {"file_path": "a.ipynb"})
+        result = await agent.call_tool("notebook_edit", {
+            "notebook_path": "a.ipynb", "cell_id": "big", "new_source": "\n".join(after)})
+    finally:
+        await agent.aclose()
+    return result.is_error, cells(path)[0]["source"]
+
+
+async def test_a_long_cell_that_loses_two_lines_is_judged_without_comparing_kept_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines kept as they were are not compared with the others, so the work grows with the
+    changed lines only: two lines dropped and one retyped is still a fragment, found with one
+    comparison per old line at the most."""
+    import difflib
+
+    import agent_ext.tools.notebook_edit as module
+
+    compared = []
+
+    def counted(*args: Any) -> difflib.SequenceMatcher[str]:
+        compared.append(args)
+        return difflib.SequenceMatcher(*args)
+
+    monkeypatch.setattr(module, "SequenceMatcher", counted)
+    before = _unlike_lines(300)
+    after = [*before[:100], before[100] + "  # checked", *before[103:]]
+    refused, source = await _compact_replace(tmp_path, before, after)
+    assert refused and source == "\n".join(before)
+    assert 0 < len(compared) <= len(before)
+
+
+async def test_hundreds_of_changed_lines_are_a_rewrite_judged_by_what_they_keep(
+        tmp_path: Path) -> None:
+    """Past the pairs the rule compares, a shorter cell that keeps most of its lines lands as a
+    rewrite, and one that keeps few is still refused."""
+    before = _unlike_lines(400)
+    changed = [line.replace("= 1", "= 2") for line in before[300:340]]
+    kept_most = before[:300] + changed
+    refused, source = await _compact_replace(tmp_path, before, kept_most)
+    assert not refused and source == "\n".join(kept_most)
+    (tmp_path / "second").mkdir()
+    refused, source = await _compact_replace(tmp_path / "second", before, before[:100] + changed)
+    assert refused and source == "\n".join(before)
 
 
 async def test_a_text_edit_of_a_read_notebook_is_given_as_the_cell_edit_it_means(
