@@ -35,7 +35,7 @@ WEIGHT = 1.0
 # similarity as its sureness: below a word's own 1.0 and an abbreviation's, like a typo's.
 # Chosen on the bench's tuning splits.
 NEIGHBOURS = 8
-NEIGHBOUR_SIM = 0.4
+NEIGHBOUR_SIM = 0.3
 NEIGHBOUR = 0.8
 # The longest word the piece tokenizer splits; longer runs are not words.
 MAX_WORD = 100
