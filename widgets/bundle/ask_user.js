@@ -196,6 +196,38 @@ function focusNextCell(el) {
   return true;
 }
 
+// ---- src/lib/model.js ----
+// The widget's side of its model: listening to traits, and telling the kernel the page is open.
+
+/**
+ * Listen to changes of the model's traits, one handler each; returns what stops listening.
+ * @param {AnyModel} model
+ * @param {Record<string, () => void>} handlers trait name -> what to do when it changes
+ * @returns {() => void}
+ */
+function listen(model, handlers) {
+  /** @type {[string, () => void][]} */
+  const events = Object.entries(handlers).map(([trait, handler]) => [`change:${trait}`, handler]);
+  for (const [event, handler] of events) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of events) model.off(event, handler);
+  };
+}
+
+/**
+ * While a widget waits for the user, the kernel hears {type: "alive"} from this page every
+ * `beat` seconds (the model's trait): when every page showing the request is closed, it stops
+ * waiting after AgentExt.page_gone_timeout. Returns what stops the beat (safe to call twice).
+ * @param {AnyModel} model
+ * @returns {() => void}
+ */
+function heartbeat(model) {
+  const seconds = Number(model.get("beat") ?? 0);
+  if (!(seconds > 0)) return () => {};
+  const timer = setInterval(() => model.send({ type: "alive" }), seconds * 1000);
+  return () => clearInterval(timer);
+}
+
 // ---- src/ask_user.js ----
 // A question from the agent to you: options (one or several) and free text. Sends
 // {type: "answer", choices, text} once, then shows the answer; {type: "alive"} every `beat`
@@ -237,7 +269,7 @@ function render({ model, el }) {
   })) : null;
   const send = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "ae-btn ae-btn-primary", disabled: true }, "Send answer"));
   const status = h("div", { class: "ae-ask-answer", role: "status", "aria-live": "polite", tabindex: "-1", hidden: true });
-  const form = h("form", { class: "ae-ask-form", "aria-labelledby": `${uid}-q` },
+  const form = h("form", { class: "ae-frame ae-ask-form", "aria-labelledby": `${uid}-q` },
     h("fieldset", { class: "ae-ask-fieldset" },
       h("legend", { class: "ae-ask-question", id: `${uid}-q` }, String(question["question"] ?? "The agent has a question.")),
       h("div", { role: multi ? "group" : "radiogroup", "aria-labelledby": `${uid}-q` },
@@ -298,23 +330,16 @@ function render({ model, el }) {
   form.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
   });
-  const beatSeconds = Number(model.get("beat") ?? 0);
-  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
-  function stopBeat() {
-    if (beat !== null) clearInterval(beat);
-    beat = null;
-  }
+  const stopBeat = heartbeat(model);
 
   fromModel();
-  model.on("change:answer", fromModel);
-  model.on("change:status", fromModel);
+  const unlisten = listen(model, { answer: fromModel, status: fromModel });
   model.send({ type: "ready" });
   if (!answered) focusWhenShown(el, () => inputs[0] ?? text, () => !answered);
   return () => {
     stopBeat();
     unguard();
-    model.off("change:answer", fromModel);
-    model.off("change:status", fromModel);
+    unlisten();
   };
 }
 

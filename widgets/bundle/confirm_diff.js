@@ -878,6 +878,38 @@ function focusNextCell(el) {
   return true;
 }
 
+// ---- src/lib/model.js ----
+// The widget's side of its model: listening to traits, and telling the kernel the page is open.
+
+/**
+ * Listen to changes of the model's traits, one handler each; returns what stops listening.
+ * @param {AnyModel} model
+ * @param {Record<string, () => void>} handlers trait name -> what to do when it changes
+ * @returns {() => void}
+ */
+function listen(model, handlers) {
+  /** @type {[string, () => void][]} */
+  const events = Object.entries(handlers).map(([trait, handler]) => [`change:${trait}`, handler]);
+  for (const [event, handler] of events) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of events) model.off(event, handler);
+  };
+}
+
+/**
+ * While a widget waits for the user, the kernel hears {type: "alive"} from this page every
+ * `beat` seconds (the model's trait): when every page showing the request is closed, it stops
+ * waiting after AgentExt.page_gone_timeout. Returns what stops the beat (safe to call twice).
+ * @param {AnyModel} model
+ * @returns {() => void}
+ */
+function heartbeat(model) {
+  const seconds = Number(model.get("beat") ?? 0);
+  if (!(seconds > 0)) return () => {};
+  const timer = setInterval(() => model.send({ type: "alive" }), seconds * 1000);
+  return () => clearInterval(timer);
+}
+
 // ---- src/confirm_diff.js ----
 // The approval widget: what the agent proposes (a diff, a command, a call) and why you are
 // asked, with approve, reject with feedback, edit-then-approve, always allow and cancel run.
@@ -1184,7 +1216,7 @@ function card(request, host, ctx) {
   const outcome = h("div", { class: "ae-outcome", role: "status", "aria-live": "polite", tabindex: "-1", hidden: true });
 
   const region = h("section", {
-    class: "ae-confirm-region", role: "region", tabindex: "0",
+    class: "ae-frame ae-confirm-region", role: "region", tabindex: "0",
     "aria-labelledby": `${uid}-title`, "aria-describedby": request["reason"] ? `${uid}-reason` : null,
   }, header, body, editPanel, rejectPanel, alwaysPanel, actions, hint, outcome);
 
@@ -1394,20 +1426,11 @@ function render({ model, el }) {
     if (!pendingCards().length) stopBeat();
   }
 
-  // While a decision is wanted, the kernel hears from this page every few seconds: when every
-  // page showing the request is closed, it stops waiting after AgentExt.page_gone_timeout.
-  const beatSeconds = Number(model.get("beat") ?? 0);
-  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
-  function stopBeat() {
-    if (beat !== null) clearInterval(beat);
-    beat = null;
-  }
+  const stopBeat = heartbeat(model);
 
   el.addEventListener("keydown", onKey);
   fromModel();
-  model.on("change:status", fromModel);
-  model.on("change:decision", fromModel);
-  model.on("change:decisions", fromModel);
+  const unlisten = listen(model, { status: fromModel, decision: fromModel, decisions: fromModel });
   model.send({ type: "ready" });
   if (pendingCards().length) {
     focusWhenShown(el, () => pendingCards()[0]?.region ?? null, () => pendingCards().length > 0);
@@ -1416,9 +1439,7 @@ function render({ model, el }) {
     stopBeat();
     unguard();
     el.removeEventListener("keydown", onKey);
-    model.off("change:status", fromModel);
-    model.off("change:decision", fromModel);
-    model.off("change:decisions", fromModel);
+    unlisten();
   };
 }
 

@@ -86,6 +86,24 @@ function mountRoot(el, cls) {
   el.setAttribute("data-lm-suppress-shortcuts", "true");
 }
 
+// ---- src/lib/model.js ----
+// The widget's side of its model: listening to traits, and telling the kernel the page is open.
+
+/**
+ * Listen to changes of the model's traits, one handler each; returns what stops listening.
+ * @param {AnyModel} model
+ * @param {Record<string, () => void>} handlers trait name -> what to do when it changes
+ * @returns {() => void}
+ */
+function listen(model, handlers) {
+  /** @type {[string, () => void][]} */
+  const events = Object.entries(handlers).map(([trait, handler]) => [`change:${trait}`, handler]);
+  for (const [event, handler] of events) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of events) model.off(event, handler);
+  };
+}
+
 // ---- src/project_trust.js ----
 // The project's own files ask for more than narrowing: each MCP server (command, args, env
 // names) and each widening setting, with its file. Sends {type: "answer", answer} once, with
@@ -171,7 +189,7 @@ function render({ model, el }) {
     button("Don't trust", () => answer("distrust"), { cls: "ae-btn-danger", title: "Withhold them and remember the answer until the files change" }),
   ];
   const heading = `This project asks for more than its deny and ask rules${request["changed"] ? " (its files changed since you last answered)" : ""}`;
-  const root = h("div", { class: "ae-trust-box", role: "group", "aria-labelledby": `${uid}-title` },
+  const root = h("div", { class: "ae-frame ae-trust-box", role: "group", "aria-labelledby": `${uid}-title` },
     h("div", { class: "ae-trust-title", id: `${uid}-title` }, heading),
     h("div", { class: "ae-muted" }, `Project: ${request["root"] ?? ""}. Nothing below runs or applies until you choose.`),
     serverList, settingList, narrowNote,
@@ -206,13 +224,9 @@ function render({ model, el }) {
   }
 
   fromModel();
-  model.on("change:decision", fromModel);
-  model.on("change:status", fromModel);
+  const unlisten = listen(model, { decision: fromModel, status: fromModel });
   model.send({ type: "ready" });
-  return () => {
-    model.off("change:decision", fromModel);
-    model.off("change:status", fromModel);
-  };
+  return unlisten;
 }
 
 export default { render };

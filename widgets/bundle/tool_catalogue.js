@@ -409,6 +409,24 @@ function codeBlock(code, lang, label) {
   return pre;
 }
 
+// ---- src/lib/model.js ----
+// The widget's side of its model: listening to traits, and telling the kernel the page is open.
+
+/**
+ * Listen to changes of the model's traits, one handler each; returns what stops listening.
+ * @param {AnyModel} model
+ * @param {Record<string, () => void>} handlers trait name -> what to do when it changes
+ * @returns {() => void}
+ */
+function listen(model, handlers) {
+  /** @type {[string, () => void][]} */
+  const events = Object.entries(handlers).map(([trait, handler]) => [`change:${trait}`, handler]);
+  for (const [event, handler] of events) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of events) model.off(event, handler);
+  };
+}
+
 // ---- src/tool_catalogue.js ----
 // The tool catalogue: every registered tool (deferred ones included), searched with the same
 // scorer as tool_search (queries go to Python), with a detail pane showing the JSON schema and
@@ -585,19 +603,14 @@ function render({ model, el }) {
   list.addEventListener("keydown", onListKey);
   onTools();
   onMessage();
-  model.on("change:tools", onTools);
-  model.on("change:results", drawList);
-  model.on("change:results_for", drawList);
-  model.on("change:selected_schema", drawDetail);
-  model.on("change:message", onMessage);
+  const unlisten = listen(model, {
+    tools: onTools, results: drawList, results_for: drawList, selected_schema: drawDetail,
+    message: onMessage,
+  });
   model.send({ type: "ready" });
   return () => {
     if (state.timer !== null) clearTimeout(state.timer);
-    model.off("change:tools", onTools);
-    model.off("change:results", drawList);
-    model.off("change:results_for", drawList);
-    model.off("change:selected_schema", drawDetail);
-    model.off("change:message", onMessage);
+    unlisten();
   };
 }
 

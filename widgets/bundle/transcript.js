@@ -626,6 +626,24 @@ function link(label, url, depth) {
   return h("a", { href, target: "_blank", rel: "noopener noreferrer nofollow" }, ...children);
 }
 
+// ---- src/lib/model.js ----
+// The widget's side of its model: listening to traits, and telling the kernel the page is open.
+
+/**
+ * Listen to changes of the model's traits, one handler each; returns what stops listening.
+ * @param {AnyModel} model
+ * @param {Record<string, () => void>} handlers trait name -> what to do when it changes
+ * @returns {() => void}
+ */
+function listen(model, handlers) {
+  /** @type {[string, () => void][]} */
+  const events = Object.entries(handlers).map(([trait, handler]) => [`change:${trait}`, handler]);
+  for (const [event, handler] of events) model.on(event, handler);
+  return () => {
+    for (const [event, handler] of events) model.off(event, handler);
+  };
+}
+
 // ---- src/transcript.js ----
 // The run transcript: assistant text as safe Markdown, tool-call cards with status, duration and
 // a result preview, consecutive reads and searches grouped, reasoning collapsed, the agent's plan
@@ -926,15 +944,9 @@ function render({ model, el }) {
   onItems();
   onStatus();
   onUsage();
-  model.on("change:items", onItems);
-  model.on("change:status", onStatus);
-  model.on("change:usage", onUsage);
+  const unlisten = listen(model, { items: onItems, status: onStatus, usage: onUsage });
   model.send({ type: "ready" });
-  return () => {
-    model.off("change:items", onItems);
-    model.off("change:status", onStatus);
-    model.off("change:usage", onUsage);
-  };
+  return unlisten;
 }
 
 export default { render };

@@ -4,6 +4,7 @@
 
 import { h, mountRoot, replace } from "./lib/dom.js";
 import { focusNextCell, focusWhenShown, guardShortcuts } from "./lib/focus.js";
+import { heartbeat, listen } from "./lib/model.js";
 
 let askCount = 0;
 
@@ -41,7 +42,7 @@ function render({ model, el }) {
   })) : null;
   const send = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "ae-btn ae-btn-primary", disabled: true }, "Send answer"));
   const status = h("div", { class: "ae-ask-answer", role: "status", "aria-live": "polite", tabindex: "-1", hidden: true });
-  const form = h("form", { class: "ae-ask-form", "aria-labelledby": `${uid}-q` },
+  const form = h("form", { class: "ae-frame ae-ask-form", "aria-labelledby": `${uid}-q` },
     h("fieldset", { class: "ae-ask-fieldset" },
       h("legend", { class: "ae-ask-question", id: `${uid}-q` }, String(question["question"] ?? "The agent has a question.")),
       h("div", { role: multi ? "group" : "radiogroup", "aria-labelledby": `${uid}-q` },
@@ -102,23 +103,16 @@ function render({ model, el }) {
   form.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
   });
-  const beatSeconds = Number(model.get("beat") ?? 0);
-  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
-  function stopBeat() {
-    if (beat !== null) clearInterval(beat);
-    beat = null;
-  }
+  const stopBeat = heartbeat(model);
 
   fromModel();
-  model.on("change:answer", fromModel);
-  model.on("change:status", fromModel);
+  const unlisten = listen(model, { answer: fromModel, status: fromModel });
   model.send({ type: "ready" });
   if (!answered) focusWhenShown(el, () => inputs[0] ?? text, () => !answered);
   return () => {
     stopBeat();
     unguard();
-    model.off("change:answer", fromModel);
-    model.off("change:status", fromModel);
+    unlisten();
   };
 }
 

@@ -10,6 +10,7 @@ import { codeBlock, languageFor } from "./lib/highlight.js";
 import { changeStats, diffLines, diffStats, parseUnified, splitLines, toHunks } from "./lib/diff.js";
 import { formatStats, renderDiff } from "./lib/diff_view.js";
 import { focusNextCell, focusWhenShown, guardShortcuts } from "./lib/focus.js";
+import { heartbeat, listen } from "./lib/model.js";
 
 const LAYOUT_KEY = "agent_ext.diff_layout";
 let viewCount = 0;
@@ -309,7 +310,7 @@ function card(request, host, ctx) {
   const outcome = h("div", { class: "ae-outcome", role: "status", "aria-live": "polite", tabindex: "-1", hidden: true });
 
   const region = h("section", {
-    class: "ae-confirm-region", role: "region", tabindex: "0",
+    class: "ae-frame ae-confirm-region", role: "region", tabindex: "0",
     "aria-labelledby": `${uid}-title`, "aria-describedby": request["reason"] ? `${uid}-reason` : null,
   }, header, body, editPanel, rejectPanel, alwaysPanel, actions, hint, outcome);
 
@@ -519,20 +520,11 @@ function render({ model, el }) {
     if (!pendingCards().length) stopBeat();
   }
 
-  // While a decision is wanted, the kernel hears from this page every few seconds: when every
-  // page showing the request is closed, it stops waiting after AgentExt.page_gone_timeout.
-  const beatSeconds = Number(model.get("beat") ?? 0);
-  let beat = beatSeconds > 0 ? setInterval(() => model.send({ type: "alive" }), beatSeconds * 1000) : null;
-  function stopBeat() {
-    if (beat !== null) clearInterval(beat);
-    beat = null;
-  }
+  const stopBeat = heartbeat(model);
 
   el.addEventListener("keydown", onKey);
   fromModel();
-  model.on("change:status", fromModel);
-  model.on("change:decision", fromModel);
-  model.on("change:decisions", fromModel);
+  const unlisten = listen(model, { status: fromModel, decision: fromModel, decisions: fromModel });
   model.send({ type: "ready" });
   if (pendingCards().length) {
     focusWhenShown(el, () => pendingCards()[0]?.region ?? null, () => pendingCards().length > 0);
@@ -541,9 +533,7 @@ function render({ model, el }) {
     stopBeat();
     unguard();
     el.removeEventListener("keydown", onKey);
-    model.off("change:status", fromModel);
-    model.off("change:decision", fromModel);
-    model.off("change:decisions", fromModel);
+    unlisten();
   };
 }
 

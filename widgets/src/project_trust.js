@@ -3,6 +3,7 @@
 // answer "trust", "once" or "distrust", then shows what was decided.
 
 import { button, h, mountRoot, replace } from "./lib/dom.js";
+import { listen } from "./lib/model.js";
 
 /** @type {Record<string, string>} */
 const SAID = {
@@ -84,7 +85,7 @@ function render({ model, el }) {
     button("Don't trust", () => answer("distrust"), { cls: "ae-btn-danger", title: "Withhold them and remember the answer until the files change" }),
   ];
   const heading = `This project asks for more than its deny and ask rules${request["changed"] ? " (its files changed since you last answered)" : ""}`;
-  const root = h("div", { class: "ae-trust-box", role: "group", "aria-labelledby": `${uid}-title` },
+  const root = h("div", { class: "ae-frame ae-trust-box", role: "group", "aria-labelledby": `${uid}-title` },
     h("div", { class: "ae-trust-title", id: `${uid}-title` }, heading),
     h("div", { class: "ae-muted" }, `Project: ${request["root"] ?? ""}. Nothing below runs or applies until you choose.`),
     serverList, settingList, narrowNote,
@@ -119,13 +120,9 @@ function render({ model, el }) {
   }
 
   fromModel();
-  model.on("change:decision", fromModel);
-  model.on("change:status", fromModel);
+  const unlisten = listen(model, { decision: fromModel, status: fromModel });
   model.send({ type: "ready" });
-  return () => {
-    model.off("change:decision", fromModel);
-    model.off("change:status", fromModel);
-  };
+  return unlisten;
 }
 
 export default { render };

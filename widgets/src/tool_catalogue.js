@@ -4,6 +4,7 @@
 
 import { button, firstLine, h, mountRoot, replace } from "./lib/dom.js";
 import { codeBlock } from "./lib/highlight.js";
+import { listen } from "./lib/model.js";
 
 const SEARCH_DELAY_MS = 150;
 
@@ -176,19 +177,14 @@ function render({ model, el }) {
   list.addEventListener("keydown", onListKey);
   onTools();
   onMessage();
-  model.on("change:tools", onTools);
-  model.on("change:results", drawList);
-  model.on("change:results_for", drawList);
-  model.on("change:selected_schema", drawDetail);
-  model.on("change:message", onMessage);
+  const unlisten = listen(model, {
+    tools: onTools, results: drawList, results_for: drawList, selected_schema: drawDetail,
+    message: onMessage,
+  });
   model.send({ type: "ready" });
   return () => {
     if (state.timer !== null) clearTimeout(state.timer);
-    model.off("change:tools", onTools);
-    model.off("change:results", drawList);
-    model.off("change:results_for", drawList);
-    model.off("change:selected_schema", drawDetail);
-    model.off("change:message", onMessage);
+    unlisten();
   };
 }
 

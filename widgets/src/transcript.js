@@ -6,6 +6,7 @@
 import { duration, h, mountRoot, replace } from "./lib/dom.js";
 import { codeBlock } from "./lib/highlight.js";
 import { renderMarkdown } from "./lib/markdown.js";
+import { listen } from "./lib/model.js";
 
 const STATUS_TEXT = {
   running: "running", waiting: "waiting for you", done: "done", error: "error",
@@ -301,15 +302,9 @@ function render({ model, el }) {
   onItems();
   onStatus();
   onUsage();
-  model.on("change:items", onItems);
-  model.on("change:status", onStatus);
-  model.on("change:usage", onUsage);
+  const unlisten = listen(model, { items: onItems, status: onStatus, usage: onUsage });
   model.send({ type: "ready" });
-  return () => {
-    model.off("change:items", onItems);
-    model.off("change:status", onStatus);
-    model.off("change:usage", onUsage);
-  };
+  return unlisten;
 }
 
 export default { render };

@@ -1,7 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { changeStats, diffLines, diffStats, pairRows, parseUnified, splitLines, toHunks } from "../src/lib/diff.js";
 import { languageFor, tokenizeLines } from "../src/lib/highlight.js";
 import { renderMarkdown, safeHref } from "../src/lib/markdown.js";
+import { heartbeat, listen } from "../src/lib/model.js";
+import { fakeModel } from "./fake_model.js";
 
 /** @param {string} code @param {string} lang */
 const kinds = (code, lang) => tokenizeLines(code.split("\n"), lang)
@@ -124,5 +126,39 @@ describe("markdown", () => {
     expect(div.querySelector("i")).toBeNull();
     expect(div.querySelector("code")?.textContent).toBe("<b>x</b>");
     expect(div.textContent).toContain("*not emphasis*");
+  });
+});
+
+describe("model", () => {
+  it("listens to each named trait until told to stop", () => {
+    const model = fakeModel({ status: "pending", usage: {} });
+    /** @type {string[]} */
+    const heard = [];
+    const unlisten = listen(model, { status: () => heard.push("status"), usage: () => heard.push("usage") });
+    model.set("status", "decided");
+    model.set("usage", { input_tokens: 3 });
+    model.set("other", 1);
+    unlisten();
+    model.set("status", "cancelled");
+    expect(heard).toEqual(["status", "usage"]);
+  });
+
+  it("beats every `beat` seconds until stopped, and not at all without a beat", () => {
+    vi.useFakeTimers();
+    try {
+      const model = fakeModel({ beat: 2 });
+      const stop = heartbeat(model);
+      vi.advanceTimersByTime(4100);
+      stop();
+      stop();
+      vi.advanceTimersByTime(10000);
+      expect(model.sent).toEqual([{ type: "alive" }, { type: "alive" }]);
+      const silent = fakeModel({});
+      heartbeat(silent);
+      vi.advanceTimersByTime(10000);
+      expect(silent.sent).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
