@@ -55,8 +55,8 @@ Which sets served which decision (nothing else was decided on data):
   side in a name or description (0.05 to 0.4: 75.1 to 74.8), no ``-ment`` folding (74.9), a
   tie broken by the shorter name (top-5 +0.2 only), irregular verb and plural forms folded into
   their word (75.5 / 91.0), a final ``-al`` folded away (75.5 / 91.1). ``ours+embed`` on the
-  same sets: 79.2 / 93.9 before, 78.8 / 94.0 without the implied reading verbs, 79.2 / 93.9 with the damped idf;
-  its fusion weight (0.7 to 2.0: 78.4 to 79.0) and neighbour settings
+  same sets: 79.2 / 93.9 before, 78.8 / 94.0 without the implied reading verbs, 79.2 / 93.9
+  with the damped idf; its fusion weight (0.7 to 2.0: 78.4 to 79.0) and neighbour settings
   stayed. The former engine on these sets (it was fitted to them): 85.8 / 96.5 in full,
   83.3 / 94.7 without its thesaurus and neighbours files, 77.7 / 91.6 without also its
   430-line table of related words (``RELATED``); per category there, ours trails it by 3.1
