@@ -1,4 +1,5 @@
-"""Test-session isolation that must hold before any kernel starts (kernels inherit it).
+"""Test-session isolation that must hold before any kernel starts (kernels inherit it), and a
+clean stop on SIGTERM.
 
 Kernels started by the tests and by nbval for ``notebooks/`` see a temporary HOME and config
 folder and no installed plugins, never the developer's own. Temporary files of the tests and of
@@ -11,13 +12,21 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
 import pytest
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    # A run ended by SIGTERM (a CI time limit, ``kill``) stops like Ctrl+C: the fixtures' teardown
+    # runs and stops every server and kernel they started, instead of leaving them running.
+    signal.signal(signal.SIGTERM, _interrupt)
     home = Path(tempfile.mkdtemp(prefix="agent_ext-test-home-"))
     config.add_cleanup(functools.partial(shutil.rmtree, home, ignore_errors=True))
     scratch = home / "tmp"
