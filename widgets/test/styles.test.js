@@ -15,7 +15,7 @@ const ONE_CLASS = /^\.([\w-]+)$/;
  * @param {string} css
  * @returns {Map<string, Set<string>>}
  */
-export function oneClassRules(css) {
+function oneClassRules(css) {
   /** @type {Map<string, Set<string>>} */
   const rules = new Map();
   for (const [, selectors = "", body = ""] of css.replace(/\/\*[\s\S]*?\*\//g, "").matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
@@ -37,14 +37,14 @@ export function oneClassRules(css) {
  * @param {string} js
  * @returns {RegExp[][]}
  */
-export function classLists(js) {
+function classLists(js) {
   /** @type {RegExp[][]} */
   const lists = [];
   for (const match of js.matchAll(/(cls:\s*)?(?:"([^"\n]*)"|`([^`\n]*)`)/g)) {
     const text = `${match[1] ? "ae-btn " : ""}${match[2] ?? match[3] ?? ""}`;
     const tokens = text.replace(/\$\{[^}]*\}/g, "*").split(/\s+/).filter((t) => /^ae-[\w*-]+$/.test(t));
     if (tokens.length < 2) continue;
-    lists.push(tokens.map((t) => new RegExp(`^${t.replace(/[-]/g, "\\-").replace(/\*/g, "[\\w-]*")}$`)));
+    lists.push(tokens.map((t) => new RegExp(`^${t.replace(/\*/g, "[\\w-]*")}$`)));
   }
   return lists;
 }
@@ -59,7 +59,7 @@ const overlap = (/** @type {string} */ a, /** @type {string} */ b) => a === b ||
  * @param {RegExp[][]} lists
  * @returns {string[]}
  */
-export function overridden(base, own, lists) {
+function overridden(base, own, lists) {
   const found = [];
   for (const list of lists) {
     const on = (/** @type {string} */ name) => list.some((pattern) => pattern.test(name));
